@@ -1,0 +1,76 @@
+# UNO build, test and demo entry points. Every target installs what it is missing
+# and skips what is already done (stamps in .build/), so a second run is quick.
+#
+#   make test    build everything, then unit + integration tests (the CI gate)
+#   make demo    the end-to-end demo on the emulated platform
+#   make bench   full-size benchmarks, results in bench/results/*.json
+#   make fuzz    longer fuzzing runs of the NF packet parsers
+#   make clean   remove build outputs and the virtualenv
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMPS := .build
+PYTEST_ARGS ?=
+
+.PHONY: all deps venv oneswitch nfs test test-python test-java test-c demo bench fuzz clean check-root
+
+all: deps venv oneswitch nfs
+
+check-root:
+	@if [ "$$(id -u)" -ne 0 ]; then echo "make: UNO's platform needs root (network namespaces, cgroups, OVS)" >&2; exit 1; fi
+
+$(STAMPS):
+	@mkdir -p $@
+
+# Debian packages (re-checked when the list changes).
+deps: $(STAMPS)/debs
+$(STAMPS)/debs: deploy/debian-packages.txt deploy/install-debs.sh | $(STAMPS)
+	deploy/install-debs.sh deploy/debian-packages.txt
+	@touch $@
+
+# Python virtualenv with the packages of setup.py, pinned by constraints.txt.
+venv: $(VENV)/.stamp
+$(VENV)/.stamp: setup.py constraints.txt $(STAMPS)/debs
+	@[ -x $(VPY) ] || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade "pip==26.3" "setuptools==84.2.1" "wheel==0.48.0"
+	$(VPY) -m pip install -q -c constraints.txt -e '.[test]'
+	@touch $@
+
+# OneSwitch (Java, Maven): one runnable jar.
+ONESWITCH_JAR := oneswitch/target/oneswitch.jar
+ONESWITCH_SRC := $(shell find oneswitch/src -type f 2>/dev/null) oneswitch/pom.xml
+oneswitch: $(if $(wildcard oneswitch/pom.xml),$(ONESWITCH_JAR))
+$(ONESWITCH_JAR): $(ONESWITCH_SRC) $(STAMPS)/debs
+	cd oneswitch && mvn -q -B -DskipTests package
+	@touch $@
+
+# Network functions (C).
+nfs: $(STAMPS)/debs
+	@if [ -f nfs/Makefile ]; then $(MAKE) -s -C nfs; fi
+
+test: check-root all test-java test-c test-python
+
+test-python: venv
+	@$(VPY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+test-java: oneswitch
+	@if [ -f oneswitch/pom.xml ]; then cd oneswitch && mvn -q -B test; fi
+
+test-c: nfs
+	@if [ -f nfs/Makefile ]; then $(MAKE) -s -C nfs check; fi
+
+demo: check-root all
+	$(VPY) -m uno_agent.demo
+
+bench: check-root all
+	$(VPY) -m bench.run
+
+fuzz: nfs
+	@if [ -f nfs/Makefile ]; then $(MAKE) -s -C nfs fuzz; fi
+
+clean:
+	rm -rf $(STAMPS) $(VENV) oneswitch/target nfs/build .pytest_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
