@@ -1,0 +1,10 @@
+package org.uno.oneswitch.error;
+
+import org.projectfloodlight.openflow.protocol.OFBadActionCode;
+
+/** An action list refused with OFPET_BAD_ACTION. */
+public class BadActionException extends OpenFlowException {
+    public BadActionException(OFBadActionCode code, String reason) {
+        super(code, reason);
+    }
+}

@@ -1,0 +1,10 @@
+package org.uno.oneswitch.error;
+
+import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
+
+/** An instruction refused with OFPET_BAD_INSTRUCTION. */
+public class BadInstructionException extends OpenFlowException {
+    public BadInstructionException(OFBadInstructionCode code, String reason) {
+        super(code, reason);
+    }
+}

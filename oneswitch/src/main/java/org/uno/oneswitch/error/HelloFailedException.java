@@ -1,0 +1,10 @@
+package org.uno.oneswitch.error;
+
+import org.projectfloodlight.openflow.protocol.OFHelloFailedCode;
+
+/** A connection refused at HELLO (no common OpenFlow version). */
+public class HelloFailedException extends OpenFlowException {
+    public HelloFailedException(OFHelloFailedCode code, String reason) {
+        super(code, reason);
+    }
+}

@@ -1,0 +1,10 @@
+package org.uno.oneswitch.error;
+
+import org.projectfloodlight.openflow.protocol.OFPortModFailedCode;
+
+/** A PORT_MOD refused (unknown virtual port, wrong hardware address). */
+public class PortModFailedException extends OpenFlowException {
+    public PortModFailedException(OFPortModFailedCode code, String reason) {
+        super(code, reason);
+    }
+}

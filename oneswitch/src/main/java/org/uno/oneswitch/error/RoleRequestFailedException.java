@@ -1,0 +1,10 @@
+package org.uno.oneswitch.error;
+
+import org.projectfloodlight.openflow.protocol.OFRoleRequestFailedCode;
+
+/** A ROLE_REQUEST refused (stale generation id, bad role). */
+public class RoleRequestFailedException extends OpenFlowException {
+    public RoleRequestFailedException(OFRoleRequestFailedCode code, String reason) {
+        super(code, reason);
+    }
+}

@@ -1,0 +1,10 @@
+package org.uno.oneswitch.error;
+
+import org.projectfloodlight.openflow.protocol.OFTableFeaturesFailedCode;
+
+/** A TABLE_FEATURES request that tries to change the tables. */
+public class TableFeaturesFailedException extends OpenFlowException {
+    public TableFeaturesFailedException(OFTableFeaturesFailedCode code, String reason) {
+        super(code, reason);
+    }
+}

@@ -1,0 +1,29 @@
+package org.uno.oneswitch.model;
+
+import java.util.Objects;
+
+import org.projectfloodlight.openflow.types.OFPort;
+
+/**
+ * One virtual port of the virtual switch and the physical port it stands for.
+ *
+ * @param virtualPort the port number the controller sees (1..0xfffffeff)
+ * @param physical    the physical switch and port number
+ * @param physicalName the interface name of the physical port
+ * @param name        the name the controller sees in PORT_DESC
+ */
+public record PortMapping(OFPort virtualPort, PhysicalPort physical, String physicalName, String name) {
+    public PortMapping {
+        Objects.requireNonNull(virtualPort, "virtualPort");
+        Objects.requireNonNull(physical, "physical");
+        Objects.requireNonNull(physicalName, "physicalName");
+        Objects.requireNonNull(name, "name");
+        int n = virtualPort.getPortNumber();
+        if (n == 0 || Integer.compareUnsigned(n, OFPort.MAX.getPortNumber()) >= 0) {
+            throw new IllegalArgumentException("virtual port number out of range: " + Integer.toUnsignedString(n));
+        }
+        if (name.isEmpty() || name.length() > 15) {
+            throw new IllegalArgumentException("port name must have 1 to 15 characters: '" + name + "'");
+        }
+    }
+}

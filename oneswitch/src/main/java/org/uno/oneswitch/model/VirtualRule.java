@@ -1,0 +1,206 @@
+package org.uno.oneswitch.model;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
+import org.projectfloodlight.openflow.types.U64;
+
+/**
+ * A flow entry of the virtual switch, as the controller installed it (ports are virtual).
+ *
+ * <p>Invariant: table in 0..254, priority and timeouts in 0..65535, instructions immutable; the id
+ * is OneSwitch's own and stays the same when an ADD replaces the entry with the same key.
+ */
+public final class VirtualRule {
+    private final long id;
+    private final RuleKey key;
+    private final List<Instruction> instructions;
+    private final U64 cookie;
+    private final Set<OFFlowModFlags> flags;
+    private final int idleTimeout;
+    private final int hardTimeout;
+    private final long installedNanos;
+
+    private VirtualRule(Builder b) {
+        this.id = b.id;
+        this.key = new RuleKey(b.table, b.priority, b.match);
+        this.instructions = List.copyOf(b.instructions);
+        this.cookie = b.cookie;
+        this.flags = b.flags.isEmpty() ? Set.of() : Set.copyOf(b.flags);
+        this.idleTimeout = b.idleTimeout;
+        this.hardTimeout = b.hardTimeout;
+        this.installedNanos = b.installedNanos;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder pre-filled with this rule's fields. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.id = id;
+        b.table = key.table();
+        b.priority = key.priority();
+        b.match = key.match();
+        b.instructions = instructions;
+        b.cookie = cookie;
+        b.flags = flags.isEmpty() ? EnumSet.noneOf(OFFlowModFlags.class) : EnumSet.copyOf(flags);
+        b.idleTimeout = idleTimeout;
+        b.hardTimeout = hardTimeout;
+        b.installedNanos = installedNanos;
+        return b;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public RuleKey key() {
+        return key;
+    }
+
+    public int table() {
+        return key.table();
+    }
+
+    public int priority() {
+        return key.priority();
+    }
+
+    public FlowMatch match() {
+        return key.match();
+    }
+
+    public List<Instruction> instructions() {
+        return instructions;
+    }
+
+    public U64 cookie() {
+        return cookie;
+    }
+
+    public Set<OFFlowModFlags> flags() {
+        return flags;
+    }
+
+    public boolean hasFlag(OFFlowModFlags flag) {
+        return flags.contains(flag);
+    }
+
+    public int idleTimeout() {
+        return idleTimeout;
+    }
+
+    public int hardTimeout() {
+        return hardTimeout;
+    }
+
+    /** When the entry was installed (or replaced), on the monotonic clock in nanoseconds. */
+    public long installedNanos() {
+        return installedNanos;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof VirtualRule r && id == r.id && key.equals(r.key)
+                && instructions.equals(r.instructions) && cookie.equals(r.cookie) && flags.equals(r.flags)
+                && idleTimeout == r.idleTimeout && hardTimeout == r.hardTimeout
+                && installedNanos == r.installedNanos;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, key, instructions, cookie);
+    }
+
+    @Override
+    public String toString() {
+        return "vrule#" + id + "{" + key + ",cookie=" + cookie + ",instructions=" + instructions + "}";
+    }
+
+    /** Validating builder of {@link VirtualRule}. */
+    public static final class Builder {
+        private long id;
+        private int table;
+        private int priority = 0x8000;
+        private FlowMatch match = FlowMatch.ANY;
+        private List<Instruction> instructions = List.of();
+        private U64 cookie = U64.ZERO;
+        private Set<OFFlowModFlags> flags = EnumSet.noneOf(OFFlowModFlags.class);
+        private int idleTimeout;
+        private int hardTimeout;
+        private long installedNanos;
+
+        private Builder() {
+        }
+
+        public Builder id(long v) {
+            id = v;
+            return this;
+        }
+
+        public Builder table(int v) {
+            table = v;
+            return this;
+        }
+
+        public Builder priority(int v) {
+            priority = v;
+            return this;
+        }
+
+        public Builder match(FlowMatch v) {
+            match = Objects.requireNonNull(v, "match");
+            return this;
+        }
+
+        public Builder instructions(List<Instruction> v) {
+            instructions = Objects.requireNonNull(v, "instructions");
+            return this;
+        }
+
+        public Builder cookie(U64 v) {
+            cookie = Objects.requireNonNull(v, "cookie");
+            return this;
+        }
+
+        public Builder flags(Set<OFFlowModFlags> v) {
+            flags = v.isEmpty() ? EnumSet.noneOf(OFFlowModFlags.class) : EnumSet.copyOf(v);
+            return this;
+        }
+
+        public Builder idleTimeout(int v) {
+            idleTimeout = v;
+            return this;
+        }
+
+        public Builder hardTimeout(int v) {
+            hardTimeout = v;
+            return this;
+        }
+
+        public Builder installedNanos(long v) {
+            installedNanos = v;
+            return this;
+        }
+
+        /** Builds the rule; throws IllegalArgumentException on out-of-range fields. */
+        public VirtualRule build() {
+            check(table >= 0 && table <= 254, "table out of range: " + table);
+            check(priority >= 0 && priority <= 0xffff, "priority out of range: " + priority);
+            check(idleTimeout >= 0 && idleTimeout <= 0xffff, "idle_timeout out of range: " + idleTimeout);
+            check(hardTimeout >= 0 && hardTimeout <= 0xffff, "hard_timeout out of range: " + hardTimeout);
+            return new VirtualRule(this);
+        }
+
+        private static void check(boolean ok, String reason) {
+            if (!ok) {
+                throw new IllegalArgumentException(reason);
+            }
+        }
+    }
+}

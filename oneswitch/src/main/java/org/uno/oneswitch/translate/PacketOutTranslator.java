@@ -1,0 +1,76 @@
+package org.uno.oneswitch.translate;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.projectfloodlight.openflow.protocol.OFBadActionCode;
+import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.uno.oneswitch.error.BadActionException;
+import org.uno.oneswitch.error.BadRequestException;
+import org.uno.oneswitch.error.OpenFlowException;
+import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.PortMapping;
+import org.uno.oneswitch.model.SwitchSpec;
+import org.uno.oneswitch.model.Topology;
+
+/**
+ * Translates a virtual PACKET_OUT into one PACKET_OUT per physical switch that has an output port
+ * of it: each switch gets its own copy of the packet from OneSwitch (nothing crosses the PCIe
+ * link), with the actions localised as for flow rules. OFPP_TABLE runs the packet through the
+ * ingress switch's tables, where the translated rules of its in_port are. Pure.
+ */
+public final class PacketOutTranslator {
+    /** One physical PACKET_OUT: switch, physical in_port, actions. */
+    public record Part(String switchId, OFPort inPort, List<Action> actions) {
+        public Part {
+            Objects.requireNonNull(switchId, "switchId");
+            Objects.requireNonNull(inPort, "inPort");
+            actions = List.copyOf(actions);
+        }
+    }
+
+    private final Topology topology;
+
+    public PacketOutTranslator(Topology topology) {
+        this.topology = topology;
+    }
+
+    /** The physical packet-outs for a virtual one from {@code inPort} with {@code actions}. */
+    public List<Part> translate(OFPort inPort, List<Action> actions, PortMap ports) throws OpenFlowException {
+        Translator.checkActions(actions, true);
+        boolean fromPort = Translator.isDataPort(inPort);
+        if (!fromPort && !inPort.equals(OFPort.CONTROLLER) && !inPort.equals(OFPort.ANY)) {
+            throw new BadRequestException(OFBadRequestCode.BAD_PORT, "packet_out in_port " + inPort
+                    + " is neither a virtual port nor CONTROLLER");
+        }
+        Optional<PortMapping> in = fromPort ? ports.get(inPort) : Optional.empty();
+        boolean toTable = actions.stream().anyMatch(a -> a instanceof Action.Output o && o.port().equals(OFPort.TABLE));
+        if (toTable && in.isEmpty()) {
+            throw new BadActionException(OFBadActionCode.BAD_OUT_PORT,
+                    "output to TABLE needs in_port to be a mapped virtual port, not " + inPort);
+        }
+        if (topology.switches().isEmpty()) {
+            return List.of();
+        }
+        String ingressSwitch = in.map(m -> m.physical().switchId()).orElse(hostId());
+        List<Part> parts = new ArrayList<>();
+        for (SwitchSpec s : topology.switches()) {
+            List<Action> local = ActionLocalizer.localize(actions, s.id(), inPort, ingressSwitch, ports);
+            if (ActionLocalizer.hasOutput(local)) {
+                OFPort physIn = in.isPresent() && s.id().equals(ingressSwitch) ? in.get().physical().port()
+                        : OFPort.CONTROLLER;
+                parts.add(new Part(s.id(), physIn, ActionLocalizer.trimAfterLastOutput(local)));
+            }
+        }
+        return parts;
+    }
+
+    private String hostId() {
+        return topology.switches().stream().filter(s -> s.role() == SwitchSpec.Role.HOST).findFirst()
+                .orElse(topology.switches().get(0)).id();
+    }
+}
