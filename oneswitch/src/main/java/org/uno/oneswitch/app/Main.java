@@ -1,8 +1,49 @@
 package org.uno.oneswitch.app;
 
-/** Placeholder. */
+import java.util.concurrent.CountDownLatch;
+
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.model.Topology;
+
+import ch.qos.logback.classic.Level;
+
+/**
+ * Command line entry point: {@code java -jar oneswitch.jar [--config FILE] [flags]}. Logs go to
+ * stderr; a bad configuration exits with status 2 and a one-line reason.
+ */
 public final class Main {
+    private Main() {
+    }
+
     public static void main(String[] args) {
-        System.out.println("x");
+        ConfigLoader.Parsed parsed;
+        Topology topology;
+        try {
+            parsed = ConfigLoader.load(args);
+            if (parsed.help()) {
+                System.out.print(ConfigLoader.usage());
+                return;
+            }
+            Config config = parsed.config();
+            ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+                    .setLevel(Level.toLevel(config.logLevel()));
+            topology = config.platform().isPresent() ? PlatformLoader.load(config.platform().get()) : Topology.EMPTY;
+            if (parsed.checkOnly()) {
+                System.out.println("configuration OK: " + topology.switches().size() + " physical switches");
+                return;
+            }
+            OneSwitch os = OneSwitch.start(config, topology);
+            CountDownLatch done = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                os.close();
+                done.countDown();
+            }, "oneswitch-shutdown"));
+            done.await();
+        } catch (ConfigException e) {
+            System.err.println("oneswitch: " + e.getMessage());
+            System.exit(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -1,0 +1,34 @@
+package org.uno.oneswitch.app;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import org.projectfloodlight.openflow.types.DatapathId;
+import org.uno.oneswitch.model.PortSpec;
+
+/**
+ * OneSwitch's validated configuration (see {@link ConfigLoader} for keys, flags and defaults).
+ *
+ * @param datapathId         the virtual switch's datapath id
+ * @param controllers        controllers to connect to actively
+ * @param listen             passive OpenFlow listener for controllers/ovs-ofctl, if any
+ * @param southbound         listener the physical switches connect to
+ * @param rest               REST server address, if any
+ * @param platform           the platform description, if any
+ * @param autoMap            kinds of declared ports mapped to virtual ports at start
+ * @param tables             number of virtual flow tables
+ * @param echoIntervalSec    idle time before an echo probe on any OpenFlow connection
+ * @param maxBackoffMs       longest wait between attempts to reach a controller
+ * @param logLevel           error, warn, info or debug
+ */
+public record Config(DatapathId datapathId, List<InetSocketAddress> controllers, Optional<InetSocketAddress> listen,
+                     InetSocketAddress southbound, Optional<InetSocketAddress> rest, Optional<Path> platform,
+                     Set<PortSpec.Kind> autoMap, int tables, int echoIntervalSec, long maxBackoffMs, String logLevel) {
+    public Config {
+        controllers = List.copyOf(controllers);
+        autoMap = Set.copyOf(autoMap);
+    }
+}

@@ -1,0 +1,134 @@
+package org.uno.oneswitch.app;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.core.VirtualSwitch;
+import org.uno.oneswitch.endpoint.Northbound;
+import org.uno.oneswitch.error.PortMapException;
+import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.rest.RestApi;
+import org.uno.oneswitch.rest.RestServer;
+import org.uno.oneswitch.south.PhysicalSwitches;
+
+/**
+ * A running OneSwitch: one event loop thread for all OpenFlow connections and state, the
+ * southbound listener, the northbound listener and controller connections, the REST server and
+ * the timeout tick. Built from a {@link Config}; {@link #close()} stops everything.
+ */
+public final class OneSwitch implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OneSwitch.class);
+    /** Echo probes without answer after which an OpenFlow connection is closed. */
+    private static final int MAX_IDLE_PROBES = 3;
+    private static final String VERSION = "0.1.0";
+
+    private final NioEventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("oneswitch-loop"));
+    private final EventLoop loop = group.next();
+    private final PhysicalSwitches physical;
+    private final Northbound north;
+    private final VirtualSwitch vs;
+    private InetSocketAddress listenAddress;
+    private InetSocketAddress southAddress;
+    private RestServer rest;
+
+    private OneSwitch(Config config, Topology topology) {
+        physical = new PhysicalSwitches(topology);
+        north = new Northbound(group, config.echoIntervalSec(), MAX_IDLE_PROBES);
+        vs = new VirtualSwitch(config.datapathId(), config.tables(), topology, physical, north.notifier(),
+                System::nanoTime);
+        physical.setEvents(vs);
+        north.serve(vs, physical, new Northbound.Identity("UNO", "OneSwitch virtual switch",
+                "OneSwitch " + VERSION, "None", "OneSwitch " + config.datapathId()));
+    }
+
+    /** Starts OneSwitch as configured; throws with a reason when a listener cannot bind. */
+    public static OneSwitch start(Config config, Topology topology) throws ConfigException {
+        OneSwitch os = new OneSwitch(config, topology);
+        try {
+            os.run(config);
+            return os;
+        } catch (ConfigException e) {
+            os.close();
+            throw e;
+        } catch (IOException | InterruptedException | ExecutionException e) {
+            os.close();
+            throw new ConfigException("cannot start: " + e.getMessage(), e);
+        }
+    }
+
+    private void run(Config config) throws ConfigException, IOException, InterruptedException, ExecutionException {
+        Optional<ConfigException> mapError = loop.submit(() -> autoMap(config)).get();
+        if (mapError.isPresent()) {
+            throw mapError.get();
+        }
+        southAddress = bind("southbound", () -> physical.listen(group, config.southbound(), config.echoIntervalSec(),
+                MAX_IDLE_PROBES));
+        if (config.listen().isPresent()) {
+            listenAddress = bind("listen", () -> north.listen(config.listen().get()));
+        }
+        for (InetSocketAddress c : config.controllers()) {
+            north.connect(c, config.maxBackoffMs());
+        }
+        if (config.rest().isPresent()) {
+            rest = RestServer.start(config.rest().get(), loop, new RestApi(vs, physical::connected,
+                    north::connectedControllers));
+        }
+        loop.scheduleAtFixedRate(() -> vs.flows().tick(), 1, 1, TimeUnit.SECONDS);
+        LOG.info("OneSwitch {} up: datapath {}, {} tables, {} virtual ports, switches {}", VERSION, vs.datapathId(),
+                vs.tables(), vs.ports().current().size(), vs.topology().switches().stream().map(s -> s.id()).toList());
+    }
+
+    private Optional<ConfigException> autoMap(Config config) {
+        try {
+            vs.ports().autoMap(config.autoMap());
+            return Optional.empty();
+        } catch (PortMapException | TranslationConflictException e) {
+            return Optional.of(new ConfigException("auto_map: " + e.getMessage()));
+        }
+    }
+
+    private interface Binder {
+        InetSocketAddress bind() throws InterruptedException;
+    }
+
+    private static InetSocketAddress bind(String what, Binder b) throws ConfigException, InterruptedException {
+        try {
+            return b.bind();
+        } catch (RuntimeException e) {
+            throw new ConfigException("cannot bind " + what + " listener: " + e.getMessage(), e);
+        }
+    }
+
+    /** The bound passive OpenFlow listener (with the real port when configured as 0). */
+    public Optional<InetSocketAddress> listenAddress() {
+        return Optional.ofNullable(listenAddress);
+    }
+
+    public InetSocketAddress southboundAddress() {
+        return southAddress;
+    }
+
+    public Optional<InetSocketAddress> restAddress() {
+        return Optional.ofNullable(rest).map(RestServer::address);
+    }
+
+    @Override
+    public void close() {
+        if (rest != null) {
+            rest.stop();
+        }
+        north.stop();
+        loop.execute(physical::stop);
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,70 @@
+package org.uno.oneswitch.codec;
+
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+
+import org.projectfloodlight.openflow.exceptions.OFParseError;
+import org.projectfloodlight.openflow.protocol.OFFactories;
+import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFMessageReader;
+
+/**
+ * Splits an OpenFlow byte stream into messages by the header's length field and decodes each with
+ * openflowj. A frame that does not decode becomes an {@link Undecodable} for the connection to
+ * answer; a length below the header size cannot be framed at all, so the connection is closed.
+ * Never throws on input: whatever the peer sends, the worst outcome is this one connection closing.
+ */
+public final class OfFrameDecoder extends ByteToMessageDecoder {
+    /** Size of the OpenFlow header. */
+    public static final int HEADER = 8;
+    private static final int HEAD_BYTES = 64;
+    private static final OFMessageReader<OFMessage> READER = OFFactories.getGenericReader();
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (in.readableBytes() < HEADER) {
+            return;
+        }
+        int start = in.readerIndex();
+        int length = in.getUnsignedShort(start + 2);
+        if (length < HEADER) {
+            out.add(new Undecodable(in.getUnsignedByte(start), in.getUnsignedByte(start + 1),
+                    in.getUnsignedInt(start + 4), ByteBufUtil.getBytes(in, start, HEADER), "length " + length
+                    + " shorter than the OpenFlow header; closing"));
+            in.skipBytes(in.readableBytes());
+            ctx.close();
+            return;
+        }
+        if (in.readableBytes() < length) {
+            return;
+        }
+        ByteBuf frame = in.readSlice(length);
+        out.add(decodeFrame(frame));
+    }
+
+    /** The message in {@code frame} (exactly one OpenFlow message), or why it is not one. */
+    static Object decodeFrame(ByteBuf frame) {
+        int start = frame.readerIndex();
+        int length = frame.readableBytes();
+        try {
+            OFMessage msg = READER.readFrom(frame);
+            if (msg != null && frame.readerIndex() - start == length) {
+                return msg;
+            }
+            return undecodable(frame, start, length, msg == null ? "message shorter than its type needs"
+                    : "message length does not match its content");
+        } catch (OFParseError | RuntimeException e) {
+            return undecodable(frame, start, length, String.valueOf(e.getMessage()));
+        }
+    }
+
+    private static Undecodable undecodable(ByteBuf frame, int start, int length, String reason) {
+        return new Undecodable(frame.getUnsignedByte(start), frame.getUnsignedByte(start + 1),
+                frame.getUnsignedInt(start + 4), ByteBufUtil.getBytes(frame, start, Math.min(length, HEAD_BYTES)),
+                reason);
+    }
+}

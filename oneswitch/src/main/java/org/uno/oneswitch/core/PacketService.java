@@ -1,0 +1,82 @@
+package org.uno.oneswitch.core;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFMatchV3;
+import org.projectfloodlight.openflow.protocol.OFPacketIn;
+import org.projectfloodlight.openflow.protocol.match.MatchFields;
+import org.projectfloodlight.openflow.types.OFBufferId;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.U64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.MatchCodec;
+import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.error.OpenFlowException;
+import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.FlowMatch;
+import org.uno.oneswitch.model.PhysicalPort;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.translate.PacketOutTranslator;
+
+/**
+ * Packets between the controller and the data path: a physical PACKET_IN reaches the controller
+ * with its virtual in_port and the virtual rule's cookie; a virtual PACKET_OUT leaves from the
+ * physical ports of its virtual output ports, each switch sending its own copy.
+ */
+public final class PacketService {
+    private static final Logger LOG = LoggerFactory.getLogger(PacketService.class);
+
+    private final PhysicalNetwork net;
+    private final ControllerNotifier notifier;
+    private final FlowService flows;
+    private final Supplier<PortMap> ports;
+    private final PacketOutTranslator translator;
+    private long dropped;
+
+    public PacketService(PhysicalNetwork net, ControllerNotifier notifier, FlowService flows, Supplier<PortMap> ports,
+                         PacketOutTranslator translator) {
+        this.net = net;
+        this.notifier = notifier;
+        this.flows = flows;
+        this.ports = ports;
+        this.translator = translator;
+    }
+
+    /** A PACKET_IN from physical switch {@code switchId}. */
+    public void packetIn(String switchId, OFPacketIn pi) {
+        OFPort in = pi.getMatch().get(org.projectfloodlight.openflow.protocol.match.MatchField.IN_PORT);
+        Optional<OFPort> virtual = in == null ? Optional.empty()
+                : in.equals(OFPort.CONTROLLER) ? Optional.of(OFPort.CONTROLLER)
+                : ports.get().virtualOf(new PhysicalPort(switchId, in));
+        if (virtual.isEmpty()) {
+            dropped++;
+            LOG.debug("dropped packet-in from {} port {} (not a virtual port; {} so far)", switchId, in, dropped);
+            return;
+        }
+        FlowMatch physical = pi.getMatch() instanceof OFMatchV3 v3 ? FlowMatch.of(v3.getOxmList()) : FlowMatch.ANY;
+        FlowMatch match = physical.without(java.util.EnumSet.of(MatchFields.IN_PHY_PORT)).withInPort(virtual.get());
+        U64 cookie = flows.ruleOfCookie(pi.getCookie()).map(r -> r.cookie()).orElse(pi.getCookie());
+        OFFactory f = net.factory();
+        notifier.packetIn(f.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(pi.getTotalLen())
+                .setReason(pi.getReason()).setTableId(pi.getTableId()).setCookie(cookie)
+                .setMatch(MatchCodec.encode(match, f)).setData(pi.getData()).build());
+    }
+
+    /** A PACKET_OUT of the virtual switch; physical errors it causes go to {@code onError}. */
+    public void packetOut(OFPort inPort, List<Action> actions, byte[] data, PhysicalNetwork.ErrorListener onError)
+            throws OpenFlowException {
+        OFFactory f = net.factory();
+        for (PacketOutTranslator.Part p : translator.translate(inPort, actions, ports.get())) {
+            net.send(p.switchId(), PhysicalMessages.packetOut(p.inPort(), p.actions(), data, f), onError);
+        }
+    }
+
+    /** How many physical packet-ins were not from a virtual port (dropped). */
+    public long droppedPacketIns() {
+        return dropped;
+    }
+}

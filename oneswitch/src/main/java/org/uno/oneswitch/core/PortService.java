@@ -1,0 +1,212 @@
+package org.uno.oneswitch.core;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import org.projectfloodlight.openflow.protocol.OFPortConfig;
+import org.projectfloodlight.openflow.protocol.OFPortDesc;
+import org.projectfloodlight.openflow.protocol.OFPortFeatures;
+import org.projectfloodlight.openflow.protocol.OFPortReason;
+import org.projectfloodlight.openflow.protocol.OFPortState;
+import org.projectfloodlight.openflow.types.MacAddress;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.error.PortMapException;
+import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.PhysicalPort;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.PortMapping;
+import org.uno.oneswitch.model.PortSpec;
+import org.uno.oneswitch.model.SwitchSpec;
+import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.store.PortMapStore;
+
+/**
+ * The port map and the virtual ports the controller sees. Adding or removing a mapping
+ * retranslates the rules first (refused with no change when that conflicts) and then announces
+ * PORT_STATUS ADD/DELETE; a change of the physical port (link, config, appearing, vanishing) is
+ * announced as PORT_STATUS MODIFY of its virtual port. Link ports are never mapped.
+ *
+ * <p>Invariant: {@code announced} holds the description last sent (or listed) for every mapped
+ * virtual port, so a MODIFY is sent exactly when what the controller sees changes.
+ */
+public final class PortService {
+    private static final Logger LOG = LoggerFactory.getLogger(PortService.class);
+
+    private final Topology topology;
+    private final PhysicalNetwork net;
+    private final ControllerNotifier notifier;
+    private final FlowService flows;
+    private final PortMapStore store;
+    private final Map<Integer, OFPortDesc> announced = new HashMap<>();
+
+    public PortService(Topology topology, PortMapStore store, PhysicalNetwork net, ControllerNotifier notifier,
+                       FlowService flows) {
+        this.topology = topology;
+        this.store = store;
+        this.net = net;
+        this.notifier = notifier;
+        this.flows = flows;
+    }
+
+    /** The current port map. */
+    public PortMap current() {
+        return store.current();
+    }
+
+    /** Maps every declared port of the given kinds, in description order, to the lowest free virtual numbers. */
+    public void autoMap(Set<PortSpec.Kind> kinds) throws PortMapException, TranslationConflictException {
+        for (SwitchSpec s : topology.switches()) {
+            for (PortSpec p : s.ports()) {
+                if (kinds.contains(p.kind()) && current().byPhysical(new PhysicalPort(s.id(), p.number())).isEmpty()) {
+                    add(new PortRequest(s.id(), p.name(), null, null, null));
+                }
+            }
+        }
+    }
+
+    /** Adds a mapping and announces the new virtual port. */
+    public PortMapping add(PortRequest req) throws PortMapException, TranslationConflictException {
+        PortMapping m = resolve(req);
+        PortMap next;
+        try {
+            next = current().with(m);
+        } catch (IllegalArgumentException e) {
+            throw new PortMapException(PortMapException.Reason.CONFLICT, e.getMessage());
+        }
+        flows.retranslateAll(next);
+        store.set(next);
+        OFPortDesc desc = describe(m);
+        announced.put(m.virtualPort().getPortNumber(), desc);
+        notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.ADD).setDesc(desc).build());
+        LOG.info("mapped virtual port {} to {} ({})", m.virtualPort(), m.physical(), m.physicalName());
+        return m;
+    }
+
+    /** Removes the mapping of {@code virtualPort} and announces its deletion. */
+    public PortMapping remove(OFPort virtualPort) throws PortMapException {
+        PortMapping m = current().get(virtualPort).orElseThrow(() -> new PortMapException(
+                PortMapException.Reason.NOT_FOUND, "virtual port " + virtualPort + " is not mapped"));
+        PortMap next = current().without(virtualPort);
+        try {
+            flows.retranslateAll(next);
+        } catch (TranslationConflictException e) {
+            throw new PortMapException(PortMapException.Reason.CONFLICT, e.getMessage());
+        }
+        store.set(next);
+        OFPortDesc desc = announced.remove(virtualPort.getPortNumber());
+        notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.DELETE)
+                .setDesc(desc != null ? desc : describe(m)).build());
+        LOG.info("unmapped virtual port {} from {}", virtualPort, m.physical());
+        return m;
+    }
+
+    /** The descriptions of all virtual ports, in port order. */
+    public List<OFPortDesc> descriptions() {
+        List<OFPortDesc> out = new ArrayList<>();
+        for (PortMapping m : current().mappings()) {
+            out.add(describe(m));
+        }
+        return out;
+    }
+
+    /** Announces MODIFY for every virtual port on {@code switchId} whose description changed. */
+    public void physicalPortsChanged(String switchId) {
+        for (PortMapping m : current().mappings()) {
+            if (m.physical().switchId().equals(switchId)) {
+                OFPortDesc desc = describe(m);
+                OFPortDesc old = announced.put(m.virtualPort().getPortNumber(), desc);
+                if (!desc.equals(old)) {
+                    notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.MODIFY).setDesc(desc)
+                            .build());
+                }
+            }
+        }
+    }
+
+    /** What the controller sees of a mapped port: the physical port's description, renumbered and renamed. */
+    public OFPortDesc describe(PortMapping m) {
+        OFPortDesc phys = net.ports(m.physical().switchId()).get(m.physical().port());
+        if (phys != null) {
+            return phys.createBuilder().setPortNo(m.virtualPort()).setName(m.name()).build();
+        }
+        Set<OFPortFeatures> none = EnumSet.noneOf(OFPortFeatures.class);
+        return net.factory().buildPortDesc().setPortNo(m.virtualPort()).setName(m.name())
+                .setHwAddr(MacAddress.NONE).setConfig(EnumSet.of(OFPortConfig.PORT_DOWN))
+                .setState(EnumSet.of(OFPortState.LINK_DOWN)).setCurr(none).setAdvertised(none).setSupported(none)
+                .setPeer(none).setCurrSpeed(0).setMaxSpeed(0).build();
+    }
+
+    private PortMapping resolve(PortRequest req) throws PortMapException {
+        if (req.switchId() == null || (req.portName() == null) == (req.ofport() == null)) {
+            throw new PortMapException(PortMapException.Reason.BAD_REQUEST,
+                    "need \"switch\" and exactly one of \"port\" (name) and \"ofport\"");
+        }
+        SwitchSpec sw = topology.byId(req.switchId()).orElseThrow(() -> new PortMapException(
+                PortMapException.Reason.NOT_FOUND, "unknown switch '" + req.switchId() + "'"));
+        PhysicalPortRef p = findPort(sw, req);
+        PhysicalPort phys = new PhysicalPort(sw.id(), p.number());
+        if (topology.isLinkPort(phys)) {
+            throw new PortMapException(PortMapException.Reason.BAD_REQUEST, "port " + p.name() + " on " + sw.id()
+                    + " is a PCIe link port, internal to OneSwitch");
+        }
+        Optional<PortMapping> taken = current().byPhysical(phys);
+        if (taken.isPresent()) {
+            throw new PortMapException(PortMapException.Reason.CONFLICT, "port " + p.name() + " on " + sw.id()
+                    + " is already virtual port " + taken.get().virtualPort());
+        }
+        OFPort virtual = req.virtualPort() != null ? checkedVirtual(req.virtualPort()) : lowestFree();
+        String name = req.name() != null ? req.name() : p.name();
+        try {
+            return new PortMapping(virtual, phys, p.name(), name);
+        } catch (IllegalArgumentException e) {
+            throw new PortMapException(PortMapException.Reason.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    private record PhysicalPortRef(String name, OFPort number) {
+    }
+
+    /** The port by name or number, from the live switch if connected, else from the description. */
+    private PhysicalPortRef findPort(SwitchSpec sw, PortRequest req) throws PortMapException {
+        for (OFPortDesc d : net.ports(sw.id()).values()) {
+            if (d.getName().equals(req.portName()) || (req.ofport() != null
+                    && Integer.toUnsignedLong(d.getPortNo().getPortNumber()) == req.ofport())) {
+                return new PhysicalPortRef(d.getName(), d.getPortNo());
+            }
+        }
+        for (PortSpec s : sw.ports()) {
+            if (s.name().equals(req.portName()) || (req.ofport() != null
+                    && Integer.toUnsignedLong(s.number().getPortNumber()) == req.ofport())) {
+                return new PhysicalPortRef(s.name(), s.number());
+            }
+        }
+        throw new PortMapException(PortMapException.Reason.NOT_FOUND, "switch " + sw.id() + " has no port "
+                + (req.portName() != null ? "'" + req.portName() + "'" : req.ofport()));
+    }
+
+    private OFPort checkedVirtual(long n) throws PortMapException {
+        if (n < 1 || n >= Integer.toUnsignedLong(OFPort.MAX.getPortNumber())) {
+            throw new PortMapException(PortMapException.Reason.BAD_REQUEST, "virtual port " + n + " out of range");
+        }
+        OFPort v = OFPort.of((int) n);
+        if (current().get(v).isPresent()) {
+            throw new PortMapException(PortMapException.Reason.CONFLICT, "virtual port " + n + " is already mapped");
+        }
+        return v;
+    }
+
+    private OFPort lowestFree() {
+        int n = 1;
+        while (current().get(OFPort.of(n)).isPresent()) {
+            n++;
+        }
+        return OFPort.of(n);
+    }
+}

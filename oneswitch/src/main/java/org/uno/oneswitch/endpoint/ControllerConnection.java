@@ -1,0 +1,208 @@
+package org.uno.oneswitch.endpoint;
+
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+
+import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
+import org.projectfloodlight.openflow.protocol.OFControllerRole;
+import org.projectfloodlight.openflow.protocol.OFFactories;
+import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFHello;
+import org.projectfloodlight.openflow.protocol.OFHelloFailedCode;
+import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFType;
+import org.projectfloodlight.openflow.protocol.OFVersion;
+import org.projectfloodlight.openflow.types.OFErrorCauseData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.DeferredFlush;
+import org.uno.oneswitch.codec.Hellos;
+import org.uno.oneswitch.codec.Undecodable;
+import org.uno.oneswitch.error.BadRequestException;
+import org.uno.oneswitch.error.HelloFailedException;
+import org.uno.oneswitch.error.OpenFlowException;
+
+/**
+ * One controller connection to the virtual switch (active or passive): version negotiation,
+ * per-connection state (role, miss_send_len), error replies for anything refused or undecodable,
+ * and liveness probing. Requests are handed to {@link RequestHandler}.
+ *
+ * <p>Invariants: nothing but HELLO is handled before negotiation; every refused or undecodable
+ * request is answered with an OFPT_ERROR carrying its xid and first bytes; a failure on this
+ * connection closes only this connection.
+ */
+final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
+    private static final Logger LOG = LoggerFactory.getLogger(ControllerConnection.class);
+    private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
+    /** The type numbers OpenFlow 1.3 defines (0..29); anything above is an unknown type. */
+    private static final int LAST_OF13_TYPE = 29;
+    private static final int STATS_REQUEST_TYPE = 18;
+    /** Undecodable messages in a row after which the peer is taken to be sending garbage. */
+    private static final int MAX_UNDECODABLE_IN_A_ROW = 16;
+    /** OpenFlow's default miss_send_len. */
+    private static final int DEFAULT_MISS_SEND_LEN = 128;
+
+    private final Northbound north;
+    private final boolean passive;
+    private final int maxIdleProbes;
+    private Channel channel;
+    private DeferredFlush out;
+    private boolean negotiated;
+    private OFControllerRole role = OFControllerRole.ROLE_EQUAL;
+    private int missSendLen;
+    private int idleProbes;
+    private int undecodableInARow;
+
+    ControllerConnection(Northbound north, boolean passive, int maxIdleProbes) {
+        this.north = north;
+        this.passive = passive;
+        this.maxIdleProbes = maxIdleProbes;
+        this.missSendLen = passive ? 0 : DEFAULT_MISS_SEND_LEN;
+    }
+
+    OFFactory factory() {
+        return OF13;
+    }
+
+    boolean negotiated() {
+        return negotiated;
+    }
+
+    OFControllerRole role() {
+        return role;
+    }
+
+    void setRole(OFControllerRole role) {
+        this.role = role;
+    }
+
+    int missSendLen() {
+        return missSendLen;
+    }
+
+    void setMissSendLen(int missSendLen) {
+        this.missSendLen = missSendLen;
+    }
+
+    /** True when asynchronous messages go to this connection (Open vSwitch's rule for service connections). */
+    boolean receivesAsync() {
+        return negotiated && (!passive || missSendLen > 0);
+    }
+
+    /** Queues a message to the controller (flushed after the current task). */
+    void send(OFMessage msg) {
+        if (channel.isActive()) {
+            out.write(msg);
+        }
+    }
+
+    void sendAll(List<? extends OFMessage> msgs) {
+        msgs.forEach(this::send);
+    }
+
+    /** Answers {@code request} with the error {@code e}. */
+    void refuse(OpenFlowException e, OFMessage request) {
+        ByteBuf buf = Unpooled.buffer();
+        request.writeTo(buf);
+        byte[] head = ByteBufUtil.getBytes(buf, 0, Math.min(64, buf.readableBytes()));
+        refuse(e, request.getXid(), head);
+    }
+
+    private void refuse(OpenFlowException e, long xid, byte[] head) {
+        LOG.info("refused request xid={} from {}: {}", xid, channel.remoteAddress(), e.describe());
+        send(e.toErrorMsg(OF13, xid, OFErrorCauseData.of(head, OFVersion.OF_13)));
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        out = new DeferredFlush(channel);
+        north.controllers().add(this);
+        out.write(Hellos.ours(OF13));
+        LOG.info("controller connection {} {}", passive ? "from" : "to", channel.remoteAddress());
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        north.controllers().remove(this);
+        LOG.info("controller connection {} {} closed", passive ? "from" : "to", channel.remoteAddress());
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+        idleProbes = 0;
+        if (msg instanceof Undecodable u) {
+            onUndecodable(u);
+            return;
+        }
+        undecodableInARow = 0;
+        OFMessage m = (OFMessage) msg;
+        if (!negotiated) {
+            onFirstMessage(m);
+            return;
+        }
+        try {
+            if (m.getVersion() != OFVersion.OF_13) {
+                throw new BadRequestException(OFBadRequestCode.BAD_VERSION, "version " + m.getVersion()
+                        + " after negotiating OpenFlow 1.3");
+            }
+            north.requests().handle(this, m);
+        } catch (OpenFlowException e) {
+            refuse(e, m);
+        }
+    }
+
+    private void onFirstMessage(OFMessage m) {
+        if (m.getType() != OFType.HELLO) {
+            LOG.warn("controller at {} sent {} before HELLO; closing", channel.remoteAddress(), m.getType());
+            channel.close();
+        } else if (!Hellos.accepts13((OFHello) m)) {
+            refuse(new HelloFailedException(OFHelloFailedCode.INCOMPATIBLE, "OneSwitch speaks OpenFlow 1.3 only"),
+                    m.getXid(), new byte[0]);
+            channel.eventLoop().execute(channel::close);
+        } else {
+            negotiated = true;
+        }
+    }
+
+    private void onUndecodable(Undecodable u) {
+        if (!negotiated || ++undecodableInARow > MAX_UNDECODABLE_IN_A_ROW) {
+            LOG.warn("closing controller connection {}: {}", channel.remoteAddress(), u);
+            if (!negotiated) {
+                refuse(new HelloFailedException(OFHelloFailedCode.INCOMPATIBLE, u.reason()), u.xid(), u.head());
+            }
+            channel.eventLoop().execute(channel::close);
+            return;
+        }
+        OFBadRequestCode code = u.version() != OFVersion.OF_13.getWireVersion() ? OFBadRequestCode.BAD_VERSION
+                : u.type() > LAST_OF13_TYPE ? OFBadRequestCode.BAD_TYPE
+                : u.type() == STATS_REQUEST_TYPE ? OFBadRequestCode.BAD_STAT : OFBadRequestCode.BAD_LEN;
+        refuse(new BadRequestException(code, u.reason()), u.xid(), u.head());
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            if (++idleProbes > maxIdleProbes) {
+                LOG.warn("controller at {} silent too long; closing", channel.remoteAddress());
+                ctx.close();
+            } else if (negotiated) {
+                send(OF13.buildEchoRequest().setXid(0).setData(new byte[0]).build());
+            }
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.warn("controller connection {} failed: {}", channel == null ? "?" : channel.remoteAddress(),
+                cause.toString());
+        ctx.close();
+    }
+}

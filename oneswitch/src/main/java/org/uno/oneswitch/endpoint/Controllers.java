@@ -1,0 +1,66 @@
+package org.uno.oneswitch.endpoint;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import org.projectfloodlight.openflow.protocol.OFControllerRole;
+import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
+import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFPacketIn;
+import org.projectfloodlight.openflow.protocol.OFPortStatus;
+import org.uno.oneswitch.core.ControllerNotifier;
+
+/**
+ * The open controller connections, and who gets which asynchronous message: PACKET_IN and
+ * FLOW_REMOVED go to equal and master connections, PORT_STATUS to all; passive (service)
+ * connections, like Open vSwitch's, get them only after setting a non-zero miss_send_len.
+ */
+final class Controllers implements ControllerNotifier {
+    private final Set<ControllerConnection> connections = new LinkedHashSet<>();
+
+    void add(ControllerConnection c) {
+        connections.add(c);
+    }
+
+    void remove(ControllerConnection c) {
+        connections.remove(c);
+    }
+
+    Collection<ControllerConnection> all() {
+        return Collections.unmodifiableSet(connections);
+    }
+
+    /** How many connections finished their handshake. */
+    int connected() {
+        return (int) connections.stream().filter(ControllerConnection::negotiated).count();
+    }
+
+    @Override
+    public void packetIn(OFPacketIn msg) {
+        toNonSlaves(msg);
+    }
+
+    @Override
+    public void flowRemoved(OFFlowRemoved msg) {
+        toNonSlaves(msg);
+    }
+
+    @Override
+    public void portStatus(OFPortStatus msg) {
+        for (ControllerConnection c : connections) {
+            if (c.receivesAsync()) {
+                c.send(msg);
+            }
+        }
+    }
+
+    private void toNonSlaves(OFMessage msg) {
+        for (ControllerConnection c : connections) {
+            if (c.receivesAsync() && c.role() != OFControllerRole.ROLE_SLAVE) {
+                c.send(msg);
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package org.uno.oneswitch.endpoint;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.OfChannels;
+import org.uno.oneswitch.core.ControllerNotifier;
+import org.uno.oneswitch.core.PhysicalNetwork;
+import org.uno.oneswitch.core.VirtualSwitch;
+
+/**
+ * OneSwitch as an OpenFlow switch toward controllers: active connections to configured
+ * controllers (reconnecting with exponential backoff) and a passive listener, all sharing the
+ * virtual switch, the role state and the async-message fan-out.
+ */
+public final class Northbound {
+    private static final Logger LOG = LoggerFactory.getLogger(Northbound.class);
+
+    private final Controllers controllers = new Controllers();
+    private final Roles roles = new Roles(controllers);
+    private final EventLoopGroup group;
+    private final int idleSeconds;
+    private final int maxIdleProbes;
+    private final List<Channel> listeners = new ArrayList<>();
+    private RequestHandler requests;
+    private volatile boolean stopped;
+
+    /** What the DESC reply says. */
+    public record Identity(String manufacturer, String hardware, String software, String serial, String datapath) {
+    }
+
+    public Northbound(EventLoopGroup group, int idleSeconds, int maxIdleProbes) {
+        this.group = group;
+        this.idleSeconds = idleSeconds;
+        this.maxIdleProbes = maxIdleProbes;
+    }
+
+    /** Where the virtual switch sends asynchronous messages. */
+    public ControllerNotifier notifier() {
+        return controllers;
+    }
+
+    /** Connects the endpoint to the virtual switch it serves (before any connection is made). */
+    public void serve(VirtualSwitch vs, PhysicalNetwork net, Identity id) {
+        this.requests = new RequestHandler(vs, net, roles, new MultipartHandler(vs, id));
+    }
+
+    Controllers controllers() {
+        return controllers;
+    }
+
+    RequestHandler requests() {
+        return requests;
+    }
+
+    /** How many controller connections completed their handshake. */
+    public int connectedControllers() {
+        return controllers.connected();
+    }
+
+    /** Listens for passive controller connections (ovs-ofctl, monitoring) on {@code address}. */
+    public InetSocketAddress listen(InetSocketAddress address) throws InterruptedException {
+        ChannelFuture f = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childHandler(OfChannels.initializer(idleSeconds, () -> new ControllerConnection(this, true,
+                        maxIdleProbes)))
+                .bind(address).sync();
+        listeners.add(f.channel());
+        LOG.info("OpenFlow listener for controllers on {}", f.channel().localAddress());
+        return (InetSocketAddress) f.channel().localAddress();
+    }
+
+    /** Keeps a connection to the controller at {@code address}, retrying with backoff up to {@code maxBackoffMs}. */
+    public void connect(InetSocketAddress address, long maxBackoffMs) {
+        new Connector(address, maxBackoffMs).attempt(1000);
+    }
+
+    /** Stops reconnecting and closes the listeners. */
+    public void stop() {
+        stopped = true;
+        listeners.forEach(Channel::close);
+    }
+
+    /** One active controller target. */
+    private final class Connector {
+        private final InetSocketAddress address;
+        private final long maxBackoffMs;
+
+        Connector(InetSocketAddress address, long maxBackoffMs) {
+            this.address = address;
+            this.maxBackoffMs = maxBackoffMs;
+        }
+
+        void attempt(long nextBackoffMs) {
+            if (stopped) {
+                return;
+            }
+            new Bootstrap().group(group).channel(NioSocketChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+                    .handler(OfChannels.initializer(idleSeconds, () -> new ControllerConnection(Northbound.this, false,
+                            maxIdleProbes)))
+                    .connect(address).addListener((ChannelFuture f) -> {
+                        if (f.isSuccess()) {
+                            f.channel().closeFuture().addListener(c -> retry(1000));
+                        } else {
+                            LOG.debug("controller {} not reachable: {}", address, f.cause().toString());
+                            retry(nextBackoffMs);
+                        }
+                    });
+        }
+
+        private void retry(long backoffMs) {
+            if (!stopped) {
+                group.schedule(() -> attempt(Math.min(backoffMs * 2, maxBackoffMs)), backoffMs, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+}

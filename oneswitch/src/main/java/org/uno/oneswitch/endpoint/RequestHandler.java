@@ -1,0 +1,128 @@
+package org.uno.oneswitch.endpoint;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
+import org.projectfloodlight.openflow.protocol.OFCapabilities;
+import org.projectfloodlight.openflow.protocol.OFConfigFlags;
+import org.projectfloodlight.openflow.protocol.OFControllerRole;
+import org.projectfloodlight.openflow.protocol.OFEchoRequest;
+import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFFlowMod;
+import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFPacketOut;
+import org.projectfloodlight.openflow.protocol.OFPortDesc;
+import org.projectfloodlight.openflow.protocol.OFPortMod;
+import org.projectfloodlight.openflow.protocol.OFPortModFailedCode;
+import org.projectfloodlight.openflow.protocol.OFRoleRequest;
+import org.projectfloodlight.openflow.protocol.OFSetConfig;
+import org.projectfloodlight.openflow.protocol.OFStatsRequest;
+import org.projectfloodlight.openflow.types.OFBufferId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.FlowModCodec;
+import org.uno.oneswitch.codec.InstructionCodec;
+import org.uno.oneswitch.core.PhysicalNetwork;
+import org.uno.oneswitch.core.VirtualSwitch;
+import org.uno.oneswitch.error.BadRequestException;
+import org.uno.oneswitch.error.OpenFlowException;
+import org.uno.oneswitch.error.PhysicalErrors;
+import org.uno.oneswitch.error.PortModFailedException;
+import org.uno.oneswitch.model.PortMapping;
+
+/**
+ * The virtual switch's answer to each controller message type. Messages that change state are
+ * refused for slave connections; unknown and unsupported types get BAD_REQUEST/BAD_TYPE.
+ */
+final class RequestHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+    private static final Set<OFCapabilities> CAPABILITIES = EnumSet.of(OFCapabilities.FLOW_STATS,
+            OFCapabilities.TABLE_STATS, OFCapabilities.PORT_STATS);
+
+    private final VirtualSwitch vs;
+    private final PhysicalNetwork net;
+    private final Roles roles;
+    private final MultipartHandler multiparts;
+    private Set<OFConfigFlags> configFlags = EnumSet.noneOf(OFConfigFlags.class);
+
+    RequestHandler(VirtualSwitch vs, PhysicalNetwork net, Roles roles, MultipartHandler multiparts) {
+        this.vs = vs;
+        this.net = net;
+        this.roles = roles;
+        this.multiparts = multiparts;
+    }
+
+    void handle(ControllerConnection c, OFMessage m) throws OpenFlowException {
+        OFFactory f = c.factory();
+        switch (m.getType()) {
+            case HELLO, ECHO_REPLY -> {
+            }
+            case ECHO_REQUEST -> c.send(f.buildEchoReply().setXid(m.getXid()).setData(((OFEchoRequest) m).getData())
+                    .build());
+            case FEATURES_REQUEST -> c.send(f.buildFeaturesReply().setXid(m.getXid()).setDatapathId(vs.datapathId())
+                    .setNBuffers(0).setNTables((short) vs.tables()).setCapabilities(CAPABILITIES).build());
+            case GET_CONFIG_REQUEST -> c.send(f.buildGetConfigReply().setXid(m.getXid()).setFlags(configFlags)
+                    .setMissSendLen(c.missSendLen()).build());
+            case SET_CONFIG -> {
+                OFSetConfig sc = (OFSetConfig) m;
+                configFlags = sc.getFlags().isEmpty() ? EnumSet.noneOf(OFConfigFlags.class) : EnumSet.copyOf(sc.getFlags());
+                c.setMissSendLen(sc.getMissSendLen());
+            }
+            case BARRIER_REQUEST -> net.barrier().whenComplete((v, t) -> c.send(f.buildBarrierReply()
+                    .setXid(m.getXid()).build()));
+            case FLOW_MOD -> {
+                requireWritable(c);
+                vs.flows().flowMod(FlowModCodec.decode((OFFlowMod) m, vs.tables()), forwardErrors(c, m));
+            }
+            case PACKET_OUT -> {
+                requireWritable(c);
+                packetOut(c, (OFPacketOut) m);
+            }
+            case PORT_MOD -> {
+                requireWritable(c);
+                portMod(c, (OFPortMod) m);
+            }
+            case STATS_REQUEST -> multiparts.handle(c, (OFStatsRequest<?>) m);
+            case ROLE_REQUEST -> c.send(roles.handle(c, (OFRoleRequest) m));
+            case ERROR -> LOG.info("controller sent error {}", m);
+            case EXPERIMENTER -> throw new BadRequestException(OFBadRequestCode.BAD_EXPERIMENTER,
+                    "experimenter messages are not supported");
+            default -> throw new BadRequestException(OFBadRequestCode.BAD_TYPE, "message type " + m.getType()
+                    + " is not supported");
+        }
+    }
+
+    private void packetOut(ControllerConnection c, OFPacketOut po) throws OpenFlowException {
+        if (!po.getBufferId().equals(OFBufferId.NO_BUFFER)) {
+            throw new BadRequestException(OFBadRequestCode.BUFFER_UNKNOWN, "buffer " + po.getBufferId()
+                    + " unknown: OneSwitch never buffers packets");
+        }
+        vs.packets().packetOut(po.getInPort(), InstructionCodec.decodeActions(po.getActions(), null), po.getData(),
+                forwardErrors(c, po));
+    }
+
+    /** PORT_MOD of a virtual port goes to its physical port (config bits apply to every use of the port). */
+    private void portMod(ControllerConnection c, OFPortMod pm) throws OpenFlowException {
+        PortMapping m = vs.ports().current().get(pm.getPortNo()).orElseThrow(() -> new PortModFailedException(
+                OFPortModFailedCode.BAD_PORT, "no virtual port " + pm.getPortNo()));
+        OFPortDesc desc = vs.ports().describe(m);
+        if (!desc.getHwAddr().equals(pm.getHwAddr())) {
+            throw new PortModFailedException(OFPortModFailedCode.BAD_HW_ADDR, "port " + pm.getPortNo() + " has address "
+                    + desc.getHwAddr());
+        }
+        OFPortMod physical = pm.createBuilder().setPortNo(m.physical().port()).build();
+        net.send(m.physical().switchId(), physical, forwardErrors(c, pm));
+    }
+
+    private static void requireWritable(ControllerConnection c) throws BadRequestException {
+        if (c.role() == OFControllerRole.ROLE_SLAVE) {
+            throw new BadRequestException(OFBadRequestCode.IS_SLAVE, "connection is a slave");
+        }
+    }
+
+    /** Physical errors caused by {@code request} reach the controller as errors of {@code request}. */
+    private static PhysicalNetwork.ErrorListener forwardErrors(ControllerConnection c, OFMessage request) {
+        return (switchId, error) -> c.refuse(PhysicalErrors.toVirtual(switchId, error), request);
+    }
+}

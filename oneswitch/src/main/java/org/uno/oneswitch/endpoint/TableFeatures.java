@@ -1,0 +1,88 @@
+package org.uno.oneswitch.endpoint;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFTableFeatureProp;
+import org.projectfloodlight.openflow.protocol.OFTableFeatures;
+import org.projectfloodlight.openflow.protocol.actionid.OFActionId;
+import org.projectfloodlight.openflow.protocol.actionid.OFActionIds;
+import org.projectfloodlight.openflow.protocol.instructionid.OFInstructionId;
+import org.projectfloodlight.openflow.protocol.match.MatchField;
+import org.projectfloodlight.openflow.protocol.match.MatchFields;
+import org.projectfloodlight.openflow.types.OFValueType;
+import org.projectfloodlight.openflow.types.TableId;
+import org.projectfloodlight.openflow.types.U32;
+import org.projectfloodlight.openflow.types.U64;
+import org.projectfloodlight.openflow.types.U8;
+import org.uno.oneswitch.codec.MatchCodec;
+
+/**
+ * The TABLE_FEATURES the virtual switch announces: tables 0..n-1, each matching every field
+ * OneSwitch accepts, with goto to any later table, and the actions and instructions it translates
+ * (no groups, no meters).
+ */
+final class TableFeatures {
+    private TableFeatures() {
+    }
+
+    static List<OFTableFeatures> of(OFFactory f, int tables) {
+        List<U32> matchIds = oxmIds(f, MatchCodec.supportedFields());
+        List<U32> setIds = oxmIds(f, MatchCodec.settableFields());
+        List<OFActionId> actions = actionIds(f.actionIds());
+        List<OFTableFeatures> out = new ArrayList<>(tables);
+        for (int t = 0; t < tables; t++) {
+            List<U8> next = new ArrayList<>();
+            for (int n = t + 1; n < tables; n++) {
+                next.add(U8.of((short) n));
+            }
+            List<OFInstructionId> ins = new ArrayList<>(List.of(f.instructionIds().applyActions(),
+                    f.instructionIds().writeActions(), f.instructionIds().clearActions(),
+                    f.instructionIds().writeMetadata()));
+            if (t < tables - 1) {
+                ins.add(f.instructionIds().gotoTable());
+            }
+            List<OFTableFeatureProp> props = List.of(f.tableFeaturePropInstructions(ins),
+                    f.tableFeaturePropNextTables(next), f.tableFeaturePropWriteActions(actions),
+                    f.tableFeaturePropApplyActions(actions), f.tableFeaturePropMatch(matchIds),
+                    f.tableFeaturePropWildcards(matchIds), f.tableFeaturePropWriteSetfield(setIds),
+                    f.tableFeaturePropApplySetfield(setIds));
+            out.add(f.buildTableFeatures().setTableId(TableId.of(t)).setName("table" + t)
+                    .setMetadataMatch(U64.NO_MASK).setMetadataWrite(U64.NO_MASK).setMaxEntries(1_000_000)
+                    .setProperties(props).build());
+        }
+        return out;
+    }
+
+    private static List<OFActionId> actionIds(OFActionIds a) {
+        return List.of(a.output(), a.copyTtlOut(), a.copyTtlIn(), a.setMplsTtl(), a.decMplsTtl(), a.pushVlan(),
+                a.popVlan(), a.pushMpls(), a.popMpls(), a.setQueue(), a.setNwTtl(), a.decNwTtl(), a.setField());
+    }
+
+    /** The OXM headers (type and length) of {@code fields}, taken from openflowj's encoding of each. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static List<U32> oxmIds(OFFactory f, java.util.Set<MatchFields> fields) {
+        List<U32> out = new ArrayList<>();
+        for (Field decl : MatchField.class.getFields()) {
+            if (!Modifier.isStatic(decl.getModifiers()) || decl.getType() != MatchField.class) {
+                continue;
+            }
+            try {
+                MatchField mf = (MatchField) decl.get(null);
+                if (!fields.contains(mf.id)) {
+                    continue;
+                }
+                Class<?> valueType = (Class<?>) ((ParameterizedType) decl.getGenericType()).getActualTypeArguments()[0];
+                OFValueType sample = (OFValueType) valueType.getField("FULL_MASK").get(null);
+                out.add(U32.of(f.oxms().fromValue(sample, mf).getTypeLen()));
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                throw new IllegalStateException("cannot describe match field " + decl.getName(), e);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,176 @@
+package org.uno.oneswitch.rest;
+
+import java.util.Iterator;
+import java.util.Set;
+import java.util.function.IntSupplier;
+import java.util.function.Predicate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.projectfloodlight.openflow.protocol.OFPortDesc;
+import org.projectfloodlight.openflow.protocol.OFPortState;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.uno.oneswitch.core.PortRequest;
+import org.uno.oneswitch.core.VirtualSwitch;
+import org.uno.oneswitch.error.PortMapException;
+import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.PortMapping;
+import org.uno.oneswitch.model.SwitchSpec;
+
+/**
+ * The REST resources (documented in oneswitch/README.md):
+ * <pre>
+ *   GET    /v1/health          status, switches, controllers, rule counts
+ *   GET    /v1/ports           all port mappings
+ *   POST   /v1/ports           add a mapping {"switch", "port" | "ofport", ["virtual_port"], ["name"]}
+ *   GET    /v1/ports/{n}       one mapping
+ *   DELETE /v1/ports/{n}       remove a mapping
+ * </pre>
+ * Runs on the event loop (see {@link RestServer}).
+ */
+public final class RestApi {
+    /** A status and a JSON body (null for none). */
+    record Response(int status, JsonNode body) {
+    }
+
+    private static final Set<String> PORT_KEYS = Set.of("switch", "port", "ofport", "virtual_port", "name");
+
+    private final VirtualSwitch vs;
+    private final Predicate<String> switchConnected;
+    private final IntSupplier controllers;
+
+    public RestApi(VirtualSwitch vs, Predicate<String> switchConnected, IntSupplier controllers) {
+        this.vs = vs;
+        this.switchConnected = switchConnected;
+        this.controllers = controllers;
+    }
+
+    Response handle(String method, String path, JsonNode body) throws HttpError {
+        String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+        if (p.equals("/v1/health")) {
+            requireMethod(method, "GET");
+            return new Response(200, health());
+        }
+        if (p.equals("/v1/ports")) {
+            if (method.equals("GET")) {
+                ArrayNode list = RestServer.JSON.createArrayNode();
+                vs.ports().current().mappings().forEach(m -> list.add(mapping(m)));
+                return new Response(200, RestServer.JSON.createObjectNode().set("ports", list));
+            }
+            requireMethod(method, "POST");
+            return new Response(201, mapping(add(body)));
+        }
+        if (p.startsWith("/v1/ports/")) {
+            OFPort v = virtualPort(p.substring("/v1/ports/".length()));
+            if (method.equals("GET")) {
+                return new Response(200, mapping(vs.ports().current().get(v).orElseThrow(() ->
+                        new HttpError(404, "virtual port " + v + " is not mapped"))));
+            }
+            requireMethod(method, "DELETE");
+            try {
+                vs.ports().remove(v);
+            } catch (PortMapException e) {
+                throw toHttp(e);
+            }
+            return new Response(204, null);
+        }
+        throw new HttpError(404, "no resource " + path + " (see /v1/health, /v1/ports)");
+    }
+
+    private PortMapping add(JsonNode body) throws HttpError {
+        if (body == null || !body.isObject()) {
+            throw new HttpError(400, "body must be a JSON object like {\"switch\": \"host\", \"port\": \"uno-vm0\"}");
+        }
+        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
+            String k = it.next();
+            if (!PORT_KEYS.contains(k)) {
+                throw new HttpError(400, "unknown key '" + k + "' (allowed: " + PORT_KEYS + ")");
+            }
+        }
+        PortRequest req = new PortRequest(text(body, "switch"), text(body, "port"), number(body, "ofport"),
+                number(body, "virtual_port"), text(body, "name"));
+        try {
+            return vs.ports().add(req);
+        } catch (PortMapException e) {
+            throw toHttp(e);
+        } catch (TranslationConflictException e) {
+            throw new HttpError(409, "the installed rules cannot be translated with this port: " + e.getMessage());
+        }
+    }
+
+    private ObjectNode health() {
+        ObjectNode h = RestServer.JSON.createObjectNode();
+        boolean all = vs.topology().switches().stream().allMatch(s -> switchConnected.test(s.id()));
+        h.put("status", all ? "ok" : "waiting for switches");
+        h.put("datapath_id", vs.datapathId().toString());
+        ArrayNode switches = h.putArray("switches");
+        for (SwitchSpec s : vs.topology().switches()) {
+            switches.addObject().put("id", s.id()).put("role", s.role().name().toLowerCase())
+                    .put("datapath_id", s.datapathId().toString()).put("connected", switchConnected.test(s.id()));
+        }
+        h.put("controllers", controllers.getAsInt());
+        h.put("virtual_ports", vs.ports().current().size());
+        h.put("virtual_rules", vs.virtualRuleCount());
+        h.put("physical_entries", vs.physicalEntryCount());
+        return h;
+    }
+
+    private ObjectNode mapping(PortMapping m) {
+        OFPortDesc d = vs.ports().describe(m);
+        return RestServer.JSON.createObjectNode().put("virtual_port", Integer.toUnsignedLong(m.virtualPort().getPortNumber()))
+                .put("switch", m.physical().switchId()).put("port", m.physicalName())
+                .put("ofport", Integer.toUnsignedLong(m.physical().port().getPortNumber())).put("name", m.name())
+                .put("link_up", !d.getState().contains(OFPortState.LINK_DOWN));
+    }
+
+    private static OFPort virtualPort(String s) throws HttpError {
+        try {
+            long n = Long.parseLong(s);
+            if (n > 0 && n < Integer.toUnsignedLong(OFPort.MAX.getPortNumber())) {
+                return OFPort.of((int) n);
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new HttpError(400, "'" + s + "' is not a virtual port number");
+    }
+
+    private static String text(JsonNode body, String key) throws HttpError {
+        JsonNode v = body.get(key);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isTextual()) {
+            throw new HttpError(400, "'" + key + "' must be a string");
+        }
+        return v.asText();
+    }
+
+    private static Long number(JsonNode body, String key) throws HttpError {
+        JsonNode v = body.get(key);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isIntegralNumber()) {
+            throw new HttpError(400, "'" + key + "' must be an integer");
+        }
+        return v.asLong();
+    }
+
+    private static void requireMethod(String method, String allowed) throws HttpError {
+        if (!method.equals(allowed)) {
+            throw new HttpError(405, "method " + method + " not allowed here");
+        }
+    }
+
+    private static HttpError toHttp(PortMapException e) {
+        int status = switch (e.reason()) {
+            case BAD_REQUEST -> 400;
+            case NOT_FOUND -> 404;
+            case CONFLICT -> 409;
+        };
+        return new HttpError(status, e.getMessage());
+    }
+}

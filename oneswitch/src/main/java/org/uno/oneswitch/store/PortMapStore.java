@@ -1,0 +1,22 @@
+package org.uno.oneswitch.store;
+
+import java.util.Objects;
+
+import org.uno.oneswitch.model.PortMap;
+
+/**
+ * Holds the current port map. The map itself is immutable, so readers (translation, packet
+ * mapping) always see one consistent snapshot; only the port service replaces it, after the rules
+ * were retranslated under the new map.
+ */
+public final class PortMapStore {
+    private PortMap current = PortMap.EMPTY;
+
+    public PortMap current() {
+        return current;
+    }
+
+    public void set(PortMap next) {
+        current = Objects.requireNonNull(next, "next");
+    }
+}

@@ -1,0 +1,93 @@
+package org.uno.oneswitch.store;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.uno.oneswitch.model.FlowFilter;
+import org.uno.oneswitch.model.RuleKey;
+import org.uno.oneswitch.model.VirtualRule;
+
+/**
+ * The virtual switch's flow tables: every virtual rule, by key and by id.
+ *
+ * <p>Invariant: at most one rule per (table, priority, match) and ids are unique and never reused.
+ * Holds state only; OpenFlow's add/modify/delete semantics are decided in the core.
+ */
+public final class VirtualFlowTable {
+    private final Map<RuleKey, VirtualRule> byKey = new LinkedHashMap<>();
+    private final Map<Long, VirtualRule> byId = new HashMap<>();
+    private final int[] perTable = new int[256];
+    private long nextId = 1;
+
+    /** A fresh rule id. */
+    public long newId() {
+        return nextId++;
+    }
+
+    public Optional<VirtualRule> get(RuleKey key) {
+        return Optional.ofNullable(byKey.get(key));
+    }
+
+    public Optional<VirtualRule> byId(long id) {
+        return Optional.ofNullable(byId.get(id));
+    }
+
+    /** Stores {@code r}, replacing the rule with the same id or key. */
+    public void put(VirtualRule r) {
+        VirtualRule old = byId.get(r.id());
+        if (old != null) {
+            remove(old.id());
+        }
+        VirtualRule sameKey = byKey.get(r.key());
+        if (sameKey != null) {
+            remove(sameKey.id());
+        }
+        byKey.put(r.key(), r);
+        byId.put(r.id(), r);
+        perTable[r.table()]++;
+    }
+
+    /** Removes the rule with {@code id} if present. */
+    public void remove(long id) {
+        VirtualRule r = byId.remove(id);
+        if (r != null) {
+            byKey.remove(r.key());
+            perTable[r.table()]--;
+        }
+    }
+
+    /** The rules {@code filter} selects, in installation order. */
+    public List<VirtualRule> select(FlowFilter filter) {
+        if (filter.strict() && filter.table() != FlowFilter.ALL_TABLES) {
+            VirtualRule r = byKey.get(new RuleKey(filter.table(), filter.priority(), filter.match()));
+            return r != null && filter.selects(r) ? List.of(r) : List.of();
+        }
+        List<VirtualRule> out = new ArrayList<>();
+        for (VirtualRule r : byKey.values()) {
+            if (filter.selects(r)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** Every rule, in installation order. */
+    public Collection<VirtualRule> all() {
+        return Collections.unmodifiableCollection(byKey.values());
+    }
+
+    /** How many rules table {@code table} holds. */
+    public int count(int table) {
+        return perTable[table];
+    }
+
+    public int size() {
+        return byKey.size();
+    }
+}
