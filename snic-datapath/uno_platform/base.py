@@ -62,6 +62,17 @@ class Platform(abc.ABC):
         raise PlatformError(f"no port {name!r} on switch {switch_id!r}")
 
     @abc.abstractmethod
+    def add_port(self, switch_id: str, name: str) -> dict:
+        """Create an NF port on a switch: {"name", "ofport", "netns", "nf_ifname"}.
+
+        The NF attaches to `nf_ifname` inside `netns`; the switch side is `name`.
+        """
+
+    @abc.abstractmethod
+    def remove_port(self, switch_id: str, name: str) -> None:
+        """Remove an NF port made by `add_port` (absent ports are fine)."""
+
+    @abc.abstractmethod
     def spawn(self, switch_id: str, argv: list[str], **popen_kwargs) -> subprocess.Popen:
         """Start a process on a switch's side (its namespace and CPU budget)."""
 

@@ -19,7 +19,7 @@ from uno_platform.cgroups import SideCgroup, check_available, existing_names, pr
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ledger import Ledger
 from uno_platform.ovs import DAEMONS, OvsInstance
-from uno_platform.spec import Names, TestbedSpec, parse_controller
+from uno_platform.spec import IFNAME_MAX, Names, TestbedSpec, parse_controller
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,11 @@ def vm_mac(j: int) -> str:
 
 def ext_mac(n: int) -> str:
     return f"02:00:00:00:02:{n:02x}"
+
+
+def nf_peer_name(port: str) -> str:
+    """The NF's end of an NF port's veth pair."""
+    return port + "x"
 
 
 def datapath_id(switch_id: str) -> str:
@@ -97,6 +102,32 @@ class EmulatedPlatform(Platform):
     def cgroup(self, switch_id: str) -> SideCgroup:
         cg = self.switch(switch_id)["cgroup"]
         return SideCgroup(cg["cpu"], cg["cpuacct"])
+
+    def add_port(self, switch_id: str, name: str) -> dict:
+        """A veth pair inside the switch's namespace: `name` on the bridge, `name`+"x" for the NF."""
+        sw = self.switch(switch_id)
+        nf_ifname = nf_peer_name(name)
+        if len(nf_ifname) > IFNAME_MAX:
+            raise SpecError(f"port name {name!r} is too long: {nf_ifname!r} exceeds {IFNAME_MAX} characters")
+        netns, ovs = sw["netns"], self.ovs(switch_id)
+        system.run(["ip", "link", "add", "name", name, "netns", netns, "type", "veth",
+                    "peer", "name", nf_ifname, "netns", netns])
+        try:
+            for ifname in (name, nf_ifname):
+                system.run(["ethtool", "-K", ifname, "tx", "off"], netns=netns)
+                system.run(["ip", "-n", netns, "link", "set", ifname, "up"])
+            ovs.vsctl("add-port", sw["bridge"], name)
+            ofport = ovs.ofport(name)
+        except PlatformError:
+            self.remove_port(switch_id, name)
+            raise
+        return {"name": name, "ofport": ofport, "netns": netns, "nf_ifname": nf_ifname}
+
+    def remove_port(self, switch_id: str, name: str) -> None:
+        sw = self.switch(switch_id)
+        self.ovs(switch_id).vsctl("--if-exists", "del-port", sw["bridge"], name)
+        if system.link_exists(name, sw["netns"]):
+            system.run(["ip", "-n", sw["netns"], "link", "del", name])
 
     def spawn(self, switch_id: str, argv: list[str], **popen_kwargs) -> subprocess.Popen:
         netns = self.switch(switch_id)["netns"]

@@ -12,7 +12,7 @@ from uno_platform import system
 from uno_platform.emulated import _Builder
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.spec import TestbedSpec
-from uno_platform.static_path import TAG_DOWN, TAG_UP, flow_packets, install_tagged_path
+from uno_platform.static_path import TAG_DOWN, TAG_UP, flow_packets, install_tagged_path, ofctl
 from uno_platform.testing import unique_prefix
 from uno_platform.traffic import ping, tcp_echo, tcp_throughput_mbps
 
@@ -183,3 +183,32 @@ def test_bridges_connect_to_the_controller_through_the_relay(testbed_factory):
     # OpenFlow HELLO from every bridge: version 0x04 (1.3 only), type 0
     assert len(hellos) == 3
     assert all(h[0] == 0x04 and h[1] == 0 for h in hellos)
+
+
+def test_nf_ports_are_added_on_either_switch_and_removed(testbed_factory):
+    platform = testbed_factory(vms=1)
+    desc = platform.description
+    for switch_id in ("host", "snic0"):
+        port = platform.add_port(switch_id, f"{platform.prefix}n1")
+        sw = platform.switch(switch_id)
+        assert port["netns"] == sw["netns"] and port["ofport"] > 0
+        listed = system.run(["ovs-vsctl", f"--db={sw['ovsdb']}", "list-ports", sw["bridge"]]).split()
+        assert port["name"] in listed
+        # a packet sent by the NF leaves the switch where the rules say: NF -> VM (host) / -> wire (sNIC)
+        out = (platform.port("host", desc["vms"][0]["port"]) if switch_id == "host"
+               else platform.port("snic0", desc["ext"]["interfaces"][0]["port"]))["ofport"]
+        ofctl(platform, switch_id, "add-flow", f"in_port={port['ofport']},actions=output:{out}")
+        before = system.run(["ovs-ofctl", "-O", "OpenFlow13", "dump-ports", sw["openflow"], str(out)])
+        system.run(["ping", "-c", "2", "-i", "0.2", "-W", "1", "-I", port["nf_ifname"], "10.9.9.9"],
+                   netns=port["netns"], check=False)
+        after = system.run(["ovs-ofctl", "-O", "OpenFlow13", "dump-ports", sw["openflow"], str(out)])
+        assert _tx_packets(after) > _tx_packets(before)
+        platform.remove_port(switch_id, port["name"])
+        listed = system.run(["ovs-vsctl", f"--db={sw['ovsdb']}", "list-ports", sw["bridge"]]).split()
+        assert port["name"] not in listed
+        assert not system.link_exists(port["name"], sw["netns"])
+        assert not system.link_exists(port["nf_ifname"], sw["netns"])
+
+
+def _tx_packets(dump_ports: str) -> int:
+    return int(dump_ports.split("tx pkts=")[1].split(",")[0])
