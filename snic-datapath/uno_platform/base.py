@@ -73,6 +73,14 @@ class Platform(abc.ABC):
         """Remove an NF port made by `add_port` (absent ports are fine)."""
 
     @abc.abstractmethod
+    def add_vm(self, index: int) -> dict:
+        """Attach a new VM `vm<index>` to the host switch; its description entry plus "ofport"."""
+
+    @abc.abstractmethod
+    def remove_vm(self, index: int) -> None:
+        """Detach and destroy a VM made by `add_vm` (absent VMs are fine)."""
+
+    @abc.abstractmethod
     def spawn(self, switch_id: str, argv: list[str], **popen_kwargs) -> subprocess.Popen:
         """Start a process on a switch's side (its namespace and CPU budget)."""
 

@@ -23,7 +23,8 @@ from uno_platform.spec import IFNAME_MAX, Names, TestbedSpec, parse_controller
 
 log = logging.getLogger(__name__)
 
-VM_SUBNET = "10.0.0.{}/24"
+VM_SUBNET = "10.0.0.{}/24"     # VMs from .1 up, ext interfaces from .254 down
+MAX_VM_INDEX = 200
 NETNS_SYSCTLS = (
     # no IPv6: router solicitations and MLD reports would show up in the switches' counters
     "net.ipv6.conf.all.disable_ipv6=1",
@@ -41,6 +42,31 @@ def vm_mac(j: int) -> str:
 
 def ext_mac(n: int) -> str:
     return f"02:00:00:00:02:{n:02x}"
+
+
+def make_netns(name: str) -> None:
+    system.run(["ip", "netns", "add", name])
+    system.run(["ip", "-n", name, "link", "set", "lo", "up"])
+    system.run(["sysctl", "-q", "-w", *NETNS_SYSCTLS], netns=name)
+
+
+def make_veth(a: str, a_ns: str, b: str, b_ns: str, *, b_mac: str | None = None,
+              mtu: int | None = None) -> None:
+    """A veth pair with each end created directly in its namespace, up, tx checksum offload off."""
+    peer = ["peer", "name", b] + (["address", b_mac] if b_mac else []) + ["netns", b_ns]
+    system.run(["ip", "link", "add", "name", a, "netns", a_ns, "type", "veth", *peer])
+    for name, ns in ((a, a_ns), (b, b_ns)):
+        if mtu:
+            system.run(["ip", "-n", ns, "link", "set", name, "mtu", str(mtu)])
+        system.run(["ethtool", "-K", name, "tx", "off"], netns=ns)
+        system.run(["ip", "-n", ns, "link", "set", name, "up"])
+
+
+def _configure_vm(vm_ns: str, port: str, index: int) -> dict:
+    ip = VM_SUBNET.format(1 + index)
+    system.run(["ip", "-n", vm_ns, "addr", "add", ip, "dev", "eth0"])
+    return {"id": f"vm{index}", "netns": vm_ns, "ifname": "eth0", "mac": vm_mac(index), "ip": ip,
+            "switch": "host", "port": port}
 
 
 def nf_peer_name(port: str) -> str:
@@ -109,25 +135,51 @@ class EmulatedPlatform(Platform):
         nf_ifname = nf_peer_name(name)
         if len(nf_ifname) > IFNAME_MAX:
             raise SpecError(f"port name {name!r} is too long: {nf_ifname!r} exceeds {IFNAME_MAX} characters")
-        netns, ovs = sw["netns"], self.ovs(switch_id)
-        system.run(["ip", "link", "add", "name", name, "netns", netns, "type", "veth",
-                    "peer", "name", nf_ifname, "netns", netns])
         try:
-            for ifname in (name, nf_ifname):
-                system.run(["ethtool", "-K", ifname, "tx", "off"], netns=netns)
-                system.run(["ip", "-n", netns, "link", "set", ifname, "up"])
-            ovs.vsctl("add-port", sw["bridge"], name)
-            ofport = ovs.ofport(name)
+            make_veth(name, sw["netns"], nf_ifname, sw["netns"])
+            ofport = self._plug(switch_id, name)
         except PlatformError:
             self.remove_port(switch_id, name)
             raise
-        return {"name": name, "ofport": ofport, "netns": netns, "nf_ifname": nf_ifname}
+        return {"name": name, "ofport": ofport, "netns": sw["netns"], "nf_ifname": nf_ifname}
+
+    def _plug(self, switch_id: str, name: str) -> int:
+        ovs = self.ovs(switch_id)
+        ovs.vsctl("add-port", self.switch(switch_id)["bridge"], name)
+        return ovs.ofport(name)
 
     def remove_port(self, switch_id: str, name: str) -> None:
         sw = self.switch(switch_id)
         self.ovs(switch_id).vsctl("--if-exists", "del-port", sw["bridge"], name)
         if system.link_exists(name, sw["netns"]):
             system.run(["ip", "-n", sw["netns"], "link", "del", name])
+
+    def add_vm(self, index: int) -> dict:
+        """A VM namespace `<prefix>vm<index>` plugged into the host switch, like those of `up`.
+
+        Returns the VM's entry (as in the description's "vms") with its "ofport".
+        """
+        if not 0 <= index < MAX_VM_INDEX:
+            raise SpecError(f"VM index must be 0-{MAX_VM_INDEX - 1}, not {index}")
+        names = Names(self.prefix)
+        vm_ns, port = names.vm_netns(index), names.vm_port(index)
+        if len(port) > IFNAME_MAX:
+            raise SpecError(f"VM port name {port!r} exceeds {IFNAME_MAX} characters")
+        if vm_ns in system.netns_list():
+            raise SpecError(f"VM namespace {vm_ns} already exists")
+        try:
+            make_netns(vm_ns)
+            make_veth(port, self.switch("host")["netns"], "eth0", vm_ns, b_mac=vm_mac(index))
+            vm = _configure_vm(vm_ns, port, index)
+            return {**vm, "ofport": self._plug("host", port)}
+        except PlatformError:
+            self.remove_vm(index)
+            raise
+
+    def remove_vm(self, index: int) -> None:
+        names = Names(self.prefix)
+        self.remove_port("host", names.vm_port(index))
+        _undo_netns({"name": names.vm_netns(index)})
 
     def spawn(self, switch_id: str, argv: list[str], **popen_kwargs) -> subprocess.Popen:
         netns = self.switch(switch_id)["netns"]
@@ -204,11 +256,9 @@ class _Builder:
             self.cgroups[sw] = cgroup
 
     def _namespaces(self) -> None:
-        for ns in self.names.namespaces(self.spec):
+        for ns in self.names.namespaces(self.spec, vms=False):
             self.ledger.record("netns", name=ns)
-            system.run(["ip", "netns", "add", ns])
-            system.run(["ip", "-n", ns, "link", "set", "lo", "up"])
-            system.run(["sysctl", "-q", "-w", *NETNS_SYSCTLS], netns=ns)
+            make_netns(ns)
 
     def _switches(self) -> None:
         for sw in self.switch_ids:
@@ -231,13 +281,7 @@ class _Builder:
     def _veth(self, a: str, a_ns: str, b: str, b_ns: str, *, b_mac: str | None = None,
               mtu: int | None = None) -> None:
         self.ledger.record("link", name=a, netns=a_ns)
-        peer = ["peer", "name", b] + (["address", b_mac] if b_mac else []) + ["netns", b_ns]
-        system.run(["ip", "link", "add", "name", a, "netns", a_ns, "type", "veth", *peer])
-        for name, ns in ((a, a_ns), (b, b_ns)):
-            if mtu:
-                system.run(["ip", "-n", ns, "link", "set", name, "mtu", str(mtu)])
-            system.run(["ethtool", "-K", name, "tx", "off"], netns=ns)
-            system.run(["ip", "-n", ns, "link", "set", name, "up"])
+        make_veth(a, a_ns, b, b_ns, b_mac=b_mac, mtu=mtu)
 
     def _add_port(self, sw: str, name: str, ofport: int, *, own_qdisc: bool = False, **attrs) -> None:
         bridge = self.names.switch_bridge(sw)
@@ -287,12 +331,12 @@ class _Builder:
         host_ns = self.names.switch_netns("host")
         for j in range(self.spec.vms):
             vm_ns, port = self.names.vm_netns(j), self.names.vm_port(j)
-            mac, ip = vm_mac(j), VM_SUBNET.format(1 + j)
-            self._veth(port, host_ns, "eth0", vm_ns, b_mac=mac)
-            system.run(["ip", "-n", vm_ns, "addr", "add", ip, "dev", "eth0"])
-            self._add_port("host", port, 1 + self.spec.snics + j, kind="vm", vm=f"vm{j}")
-            self.vms.append({"id": f"vm{j}", "netns": vm_ns, "ifname": "eth0", "mac": mac, "ip": ip,
-                             "switch": "host", "port": port})
+            self.ledger.record("netns", name=vm_ns)
+            make_netns(vm_ns)
+            self._veth(port, host_ns, "eth0", vm_ns, b_mac=vm_mac(j))
+            vm = _configure_vm(vm_ns, port, j)
+            self._add_port("host", port, 1 + self.spec.snics + j, kind="vm", vm=vm["id"])
+            self.vms.append(vm)
 
     def _controller(self) -> None:
         host, port = parse_controller(self.spec.controller)

@@ -135,11 +135,12 @@ class Names:
         names += [self.vm_port(j) for j in range(spec.vms)]
         return names
 
-    def namespaces(self, spec: TestbedSpec) -> list[str]:
+    def namespaces(self, spec: TestbedSpec, *, vms: bool = True) -> list[str]:
         names = [self.switch_netns("host")]
         names += [self.switch_netns(self.snic(i)) for i in range(spec.snics)]
         names.append(self.ext_netns())
-        names += [self.vm_netns(j) for j in range(spec.vms)]
+        if vms:
+            names += [self.vm_netns(j) for j in range(spec.vms)]
         return names
 
     def netns_pattern(self) -> re.Pattern[str]:

@@ -212,3 +212,23 @@ def test_nf_ports_are_added_on_either_switch_and_removed(testbed_factory):
 
 def _tx_packets(dump_ports: str) -> int:
     return int(dump_ports.split("tx pkts=")[1].split(",")[0])
+
+
+def test_vms_are_added_at_run_time_and_removed(testbed_factory):
+    platform = testbed_factory(vms=1)
+    vm = platform.add_vm(7)
+    assert vm["ip"] == "10.0.0.8/24" and vm["netns"] == f"{platform.prefix}vm7"
+    with pytest.raises(SpecError, match="already exists"):
+        platform.add_vm(7)
+    ext = platform.description["ext"]["interfaces"][0]
+    # not in the static description: wire the path by hand with the returned ofport
+    host_pcie = platform.port("host", platform.description["pcie_links"][0]["host_port"])["ofport"]
+    ofctl(platform, "host", "add-flow", f"in_port={vm['ofport']},actions=output:{host_pcie}")
+    ofctl(platform, "host", "add-flow", f"in_port={host_pcie},actions=output:{vm['ofport']}")
+    wire = platform.port("snic0", ext["port"])["ofport"]
+    ofctl(platform, "snic0", "add-flow", f"in_port=1,actions=output:{wire}")
+    ofctl(platform, "snic0", "add-flow", f"in_port={wire},actions=output:1")
+    assert ping(vm["netns"], ext["ip"].split("/")[0])
+    platform.remove_vm(7)
+    assert vm["netns"] not in system.netns_list()
+    assert not system.link_exists(vm["port"], platform.switch("host")["netns"])
