@@ -73,6 +73,10 @@ class Platform(abc.ABC):
         """Remove an NF port made by `add_port` (absent ports are fine)."""
 
     @abc.abstractmethod
+    def plug_interface(self, switch_id: str, ifname: str) -> int:
+        """Move an interface made elsewhere (a libvirt domain's veth) onto a switch; its ofport."""
+
+    @abc.abstractmethod
     def add_vm(self, index: int) -> dict:
         """Attach a new VM `vm<index>` to the host switch; its description entry plus "ofport"."""
 
@@ -83,6 +87,10 @@ class Platform(abc.ABC):
     @abc.abstractmethod
     def spawn(self, switch_id: str, argv: list[str], **popen_kwargs) -> subprocess.Popen:
         """Start a process on a switch's side (its namespace and CPU budget)."""
+
+    @abc.abstractmethod
+    def adopt_process(self, switch_id: str, pid: int) -> None:
+        """Count a process started elsewhere (a libvirt domain's) against a side's CPU budget."""
 
     @abc.abstractmethod
     def cpu_seconds(self) -> dict[str, float]:

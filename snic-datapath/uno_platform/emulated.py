@@ -143,6 +143,17 @@ class EmulatedPlatform(Platform):
             raise
         return {"name": name, "ofport": ofport, "netns": sw["netns"], "nf_ifname": nf_ifname}
 
+    def plug_interface(self, switch_id: str, ifname: str) -> int:
+        netns = self.switch(switch_id)["netns"]
+        system.run(["ip", "link", "set", ifname, "netns", netns])
+        try:
+            system.run(["ethtool", "-K", ifname, "tx", "off"], netns=netns)
+            system.run(["ip", "-n", netns, "link", "set", ifname, "up"])
+            return self._plug(switch_id, ifname)
+        except PlatformError:
+            self.remove_port(switch_id, ifname)
+            raise
+
     def _plug(self, switch_id: str, name: str) -> int:
         ovs = self.ovs(switch_id)
         ovs.vsctl("add-port", self.switch(switch_id)["bridge"], name)
@@ -185,6 +196,9 @@ class EmulatedPlatform(Platform):
         netns = self.switch(switch_id)["netns"]
         return subprocess.Popen(["ip", "netns", "exec", netns, *argv],
                                 preexec_fn=preexec_join(self.cgroup(switch_id)), **popen_kwargs)
+
+    def adopt_process(self, switch_id: str, pid: int) -> None:
+        self.cgroup(switch_id).join(pid)
 
     def cpu_seconds(self) -> dict[str, float]:
         return {sw["id"]: self.cgroup(sw["id"]).usage_seconds() for sw in self.description["switches"]}
