@@ -14,7 +14,7 @@ VPY := $(VENV)/bin/python
 STAMPS := .build
 PYTEST_ARGS ?=
 
-.PHONY: all deps venv oneswitch nfs test test-python test-java test-c demo bench fuzz clean check-root
+.PHONY: all deps venv oneswitch nfs lint test test-python test-java test-c demo bench fuzz clean check-root
 
 all: deps venv oneswitch nfs
 
@@ -50,7 +50,10 @@ $(ONESWITCH_JAR): $(ONESWITCH_SRC) $(STAMPS)/debs
 nfs: $(STAMPS)/debs
 	@if [ -f nfs/Makefile ]; then $(MAKE) -s -C nfs; fi
 
-test: check-root all test-java test-c test-python
+test: check-root all lint test-java test-c test-python
+
+lint: venv
+	$(VENV)/bin/ruff check .
 
 test-python: venv
 	@$(VPY) -m pytest $(PYTEST_ARGS); rc=$$?; \

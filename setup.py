@@ -54,6 +54,7 @@ setup(
             "scapy==2.8.0",
             "os-ken==4.2.2",
             "matplotlib==3.11.2",
+            "ruff==0.17.5",
         ],
     },
     entry_points={

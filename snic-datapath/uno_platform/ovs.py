@@ -1,0 +1,87 @@
+"""One Open vSwitch instance (its own ovsdb-server + ovs-vswitchd) inside a network namespace.
+
+Two userspace datapaths cannot share a namespace (both create the tap `ovs-netdev`),
+so every switch of the platform is a separate instance with its own run directory.
+All its control sockets are Unix sockets under that directory, reachable from the
+root namespace.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+
+from uno_platform import system
+from uno_platform.cgroups import SideCgroup, preexec_join
+from uno_platform.errors import PlatformError
+
+SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
+DAEMONS = ("ovsdb-server", "ovs-vswitchd")
+
+
+class OvsInstance:
+    """Paths and commands of one OVS instance; `start` launches it, the rest talk to it."""
+
+    def __init__(self, rundir: str | pathlib.Path, netns: str):
+        self.rundir = pathlib.Path(rundir)
+        self.netns = netns
+
+    @property
+    def db_socket(self) -> str:
+        return f"unix:{self.rundir}/db.sock"
+
+    @property
+    def appctl_socket(self) -> str:
+        return str(self.rundir / "ovs-vswitchd.ctl")
+
+    def mgmt_socket(self, bridge: str) -> str:
+        return f"unix:{self.rundir}/{bridge}.mgmt"
+
+    def pidfile(self, daemon: str) -> pathlib.Path:
+        return self.rundir / f"{daemon}.pid"
+
+    @property
+    def _env(self) -> dict:
+        run = str(self.rundir)
+        return {"OVS_RUNDIR": run, "OVS_LOGDIR": run, "OVS_DBDIR": run}
+
+    def start(self, cgroup: SideCgroup, on_started) -> None:
+        """Create the database and start both daemons in the namespace and cgroup.
+
+        `on_started(daemon, pid)` is called as soon as each daemon runs, so the
+        caller can record it before anything else can fail.
+        """
+        self.rundir.mkdir(parents=True)
+        system.run(["ovsdb-tool", "create", str(self.rundir / "conf.db"), SCHEMA])
+        self._daemon("ovsdb-server", [
+            str(self.rundir / "conf.db"), f"--remote=p{self.db_socket}",
+        ], cgroup, on_started)
+        self.vsctl("--no-wait", "init")
+        self._daemon("ovs-vswitchd", [self.db_socket], cgroup, on_started)
+
+    def _daemon(self, name: str, args: list[str], cgroup: SideCgroup, on_started) -> None:
+        argv = ["ip", "netns", "exec", self.netns, name, *args,
+                f"--pidfile={self.pidfile(name)}", f"--unixctl={self.rundir / name}.ctl",
+                f"--log-file={self.rundir / name}.log", "--detach", "--no-chdir"]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30,
+                              env={**os.environ, **self._env}, preexec_fn=preexec_join(cgroup))
+        if proc.returncode != 0:
+            lines = proc.stderr.strip().splitlines()
+            raise PlatformError(f"{name} in {self.netns} failed to start: "
+                                f"{lines[-1] if lines else proc.returncode}")
+        pid = int(self.pidfile(name).read_text().strip())
+        on_started(name, pid)
+
+    def vsctl(self, *args: str) -> str:
+        return system.run(["ovs-vsctl", f"--db={self.db_socket}", "--timeout=20", *args]).strip()
+
+    def appctl(self, *args: str) -> str:
+        return system.run(["ovs-appctl", "-t", self.appctl_socket, *args]).strip()
+
+    def ofport(self, interface: str) -> int:
+        """The OpenFlow port number OVS gave `interface`; PlatformError if it failed to open."""
+        ofport = int(self.vsctl("get", "Interface", interface, "ofport"))
+        if ofport < 0:
+            error = self.vsctl("get", "Interface", interface, "error")
+            raise PlatformError(f"OVS could not open {interface}: {error}")
+        return ofport

@@ -1,0 +1,113 @@
+"""Thin wrappers over the system tools the platform drives (ip, tc, ethtool, processes).
+
+Every failure becomes a PlatformError whose message is one line: the command and
+the last line it printed on stderr.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+
+from uno_platform.errors import PlatformError
+
+log = logging.getLogger(__name__)
+
+
+def run(argv: Sequence[str], *, netns: str | None = None, check: bool = True,
+        env: dict | None = None, timeout: float = 30.0) -> str:
+    """Run a command (in `netns` if given) and return its stdout."""
+    full = (["ip", "netns", "exec", netns] if netns else []) + list(argv)
+    log.debug("run %s", " ".join(full))
+    try:
+        proc = subprocess.run(full, capture_output=True, text=True, timeout=timeout,
+                              env=None if env is None else {**os.environ, **env})
+    except FileNotFoundError:
+        raise PlatformError(f"{full[0]} is not installed (run `make deps`)") from None
+    except subprocess.TimeoutExpired:
+        raise PlatformError(f"{' '.join(full)} did not finish within {timeout:g} s") from None
+    if check and proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        reason = lines[-1] if lines else f"exit status {proc.returncode}"
+        raise PlatformError(f"{' '.join(full)}: {reason}")
+    return proc.stdout
+
+
+def netns_list() -> list[str]:
+    out = run(["ip", "netns", "list"])
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def netns_pids(netns: str) -> list[int]:
+    out = run(["ip", "netns", "pids", netns], check=False)
+    return [int(p) for p in out.split()]
+
+
+def link_exists(name: str, netns: str | None = None) -> bool:
+    argv = ["ip"] + (["-n", netns] if netns else []) + ["link", "show", "dev", name]
+    return subprocess.run(argv, capture_output=True).returncode == 0
+
+
+# -- processes ------------------------------------------------------------------------------
+
+def start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot, or None if it is gone.
+
+    Stored beside a pid so that a recycled pid is never mistaken for ours.
+    """
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # comm (field 2) may contain spaces; fields after the closing parenthesis are fixed.
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def is_alive(pid: int, started: int | None) -> bool:
+    now = start_time(pid)
+    return now is not None and (started is None or now == started) and not _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def stop_process(pid: int, started: int | None, *, group: bool = False, grace: float = 3.0) -> bool:
+    """SIGTERM the process (and its process group if `group`), SIGKILL after `grace` s.
+
+    Returns False if the pid no longer belongs to the process we started.
+    """
+    if not is_alive(pid, started):
+        return False
+    kill = (lambda sig: os.killpg(pid, sig)) if group else (lambda sig: os.kill(pid, sig))
+    try:
+        kill(signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not is_alive(pid, started):
+            return True
+        time.sleep(0.02)
+    try:
+        kill(signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return True
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.02) -> None:
+    """Poll `predicate` until true; PlatformError naming `what` on timeout."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise PlatformError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)

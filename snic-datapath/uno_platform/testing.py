@@ -1,0 +1,51 @@
+"""pytest plugin: emulated platforms for tests.
+
+    pytest_plugins = ["uno_platform.testing"]
+
+    def test_something(testbed_factory):
+        platform = testbed_factory(vms=2, pcie_gbps=1)   # unique prefix, torn down after the test
+
+Every platform a test brings up is taken down when the test ends, and the test
+fails if anything of it could not be removed.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import string
+
+import pytest
+
+import uno_platform
+from uno_platform.base import Platform
+from uno_platform.spec import TestbedSpec
+
+
+def unique_prefix() -> str:
+    """A short prefix that no other test's platform uses: 't' + 4 random chars + '-'."""
+    alphabet = string.ascii_lowercase + string.digits
+    return "t" + "".join(secrets.choice(alphabet) for _ in range(4)) + "-"
+
+
+@pytest.fixture
+def testbed_factory():
+    if os.geteuid() != 0:
+        pytest.fail("the emulated platform needs root (network namespaces, cgroups, OVS)")
+    made: list[str] = []
+
+    def make(**kwargs) -> Platform:
+        spec = TestbedSpec(prefix=kwargs.pop("prefix", None) or unique_prefix(), **kwargs)
+        made.append(spec.prefix)
+        return uno_platform.up(spec)
+
+    yield make
+    problems = []
+    for prefix in reversed(made):
+        problems += uno_platform.down(prefix)
+    assert not problems, f"tear-down problems: {problems}"
+
+
+@pytest.fixture
+def testbed(testbed_factory) -> Platform:
+    """A default platform: one sNIC with one wire port, one VM."""
+    return testbed_factory()
