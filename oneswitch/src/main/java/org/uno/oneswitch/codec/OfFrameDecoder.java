@@ -15,10 +15,13 @@ import org.projectfloodlight.openflow.protocol.OFMessageReader;
 /**
  * Splits an OpenFlow byte stream into messages by the header's length field and decodes each with
  * openflowj. A frame that does not decode becomes an {@link Undecodable} for the connection to
- * answer; a length below the header size cannot be framed at all, so the connection is closed.
- * Never throws on input: whatever the peer sends, the worst outcome is this one connection closing.
+ * answer; a length below the header size cannot be framed at all, so it is reported as fatal and
+ * everything after it is discarded. Never throws on input: whatever the peer sends, the worst
+ * outcome is this one connection closing.
  */
 public final class OfFrameDecoder extends ByteToMessageDecoder {
+    private boolean broken;
+
     /** Size of the OpenFlow header. */
     public static final int HEADER = 8;
     private static final int HEAD_BYTES = 64;
@@ -26,6 +29,10 @@ public final class OfFrameDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (broken) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         if (in.readableBytes() < HEADER) {
             return;
         }
@@ -34,9 +41,9 @@ public final class OfFrameDecoder extends ByteToMessageDecoder {
         if (length < HEADER) {
             out.add(new Undecodable(in.getUnsignedByte(start), in.getUnsignedByte(start + 1),
                     in.getUnsignedInt(start + 4), ByteBufUtil.getBytes(in, start, HEADER), "length " + length
-                    + " shorter than the OpenFlow header; closing"));
+                    + " shorter than the OpenFlow header", true));
             in.skipBytes(in.readableBytes());
-            ctx.close();
+            broken = true;
             return;
         }
         if (in.readableBytes() < length) {
@@ -65,6 +72,6 @@ public final class OfFrameDecoder extends ByteToMessageDecoder {
     private static Undecodable undecodable(ByteBuf frame, int start, int length, String reason) {
         return new Undecodable(frame.getUnsignedByte(start), frame.getUnsignedByte(start + 1),
                 frame.getUnsignedInt(start + 4), ByteBufUtil.getBytes(frame, start, Math.min(length, HEAD_BYTES)),
-                reason);
+                reason, false);
     }
 }

@@ -11,8 +11,9 @@ import java.util.Arrays;
  * @param xid     the header's transaction id
  * @param head    up to the first 64 bytes of the frame
  * @param reason  what was wrong
+ * @param fatal   true when the stream cannot be framed any further (the connection must close)
  */
-public record Undecodable(int version, int type, long xid, byte[] head, String reason) {
+public record Undecodable(int version, int type, long xid, byte[] head, String reason, boolean fatal) {
     public Undecodable {
         head = head.clone();
     }
@@ -25,7 +26,7 @@ public record Undecodable(int version, int type, long xid, byte[] head, String r
     @Override
     public boolean equals(Object o) {
         return o instanceof Undecodable u && version == u.version && type == u.type && xid == u.xid
-                && Arrays.equals(head, u.head) && reason.equals(u.reason);
+                && Arrays.equals(head, u.head) && reason.equals(u.reason) && fatal == u.fatal;
     }
 
     @Override

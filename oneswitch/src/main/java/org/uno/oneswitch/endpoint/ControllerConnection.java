@@ -116,7 +116,7 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     }
 
     private void refuse(OpenFlowException e, long xid, byte[] head) {
-        LOG.info("refused request xid={} from {}: {}", xid, channel.remoteAddress(), e.describe());
+        log("refused request xid={} from {}: {}", xid, channel.remoteAddress(), e.describe());
         send(e.toErrorMsg(OF13, xid, OFErrorCauseData.of(head, OFVersion.OF_13)));
     }
 
@@ -126,13 +126,22 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
         out = new DeferredFlush(channel);
         north.controllers().add(this);
         out.write(Hellos.ours(OF13));
-        LOG.info("controller connection {} {}", passive ? "from" : "to", channel.remoteAddress());
+        log("controller connection {} {}", passive ? "from" : "to", channel.remoteAddress());
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         north.controllers().remove(this);
-        LOG.info("controller connection {} {} closed", passive ? "from" : "to", channel.remoteAddress());
+        log("controller connection {} {} closed", passive ? "from" : "to", channel.remoteAddress());
+    }
+
+    /** Active connections are logged at info; passive ones (ovs-ofctl runs) only at debug. */
+    private void log(String format, Object... args) {
+        if (passive) {
+            LOG.debug(format, args);
+        } else {
+            LOG.info(format, args);
+        }
     }
 
     @Override
@@ -173,10 +182,12 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     }
 
     private void onUndecodable(Undecodable u) {
-        if (!negotiated || ++undecodableInARow > MAX_UNDECODABLE_IN_A_ROW) {
+        if (!negotiated || u.fatal() || ++undecodableInARow > MAX_UNDECODABLE_IN_A_ROW) {
             LOG.warn("closing controller connection {}: {}", channel.remoteAddress(), u);
             if (!negotiated) {
                 refuse(new HelloFailedException(OFHelloFailedCode.INCOMPATIBLE, u.reason()), u.xid(), u.head());
+            } else {
+                refuse(new BadRequestException(OFBadRequestCode.BAD_LEN, u.reason()), u.xid(), u.head());
             }
             channel.eventLoop().execute(channel::close);
             return;

@@ -171,7 +171,7 @@ final class SwitchConnection extends SimpleChannelInboundHandler<Object> {
     protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
         idleProbes = 0;
         if (msg instanceof Undecodable u) {
-            LOG.warn("switch {} sent {}; closing", spec == null ? channel.remoteAddress() : spec.id(), u);
+            LOG.warn("closing connection of switch {}: {}", spec == null ? channel.remoteAddress() : spec.id(), u);
             ctx.close();
             return;
         }

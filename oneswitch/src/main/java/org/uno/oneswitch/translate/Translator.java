@@ -116,6 +116,9 @@ public final class Translator {
         List<PhysicalRule> out = new ArrayList<>();
         List<Action> ingressApply = new ArrayList<>(copies(tree.node(si)));
         ingressApply.addAll(local.get(si));
+        if (endsThePipeline(rule)) {
+            ingressApply = ActionLocalizer.trimAfterLastOutput(ingressApply);
+        }
         out.add(new PhysicalRule(si, ingressKey, replaceApply(ingressInstructions, ingressApply),
                 PhysicalRule.Role.COUNTING, Origin.LOCAL));
         FlowMatch headers = rule.match().without(PIPELINE_FIELDS);
@@ -136,6 +139,15 @@ public final class Translator {
                     PhysicalRule.Role.FORWARDING, origin));
         }
         return out;
+    }
+
+    /**
+     * True when nothing runs after the rule's apply-actions: table 0 (no action set from earlier
+     * tables), no write_actions, no goto_table. Header rewrites after the last output are then no-ops.
+     */
+    private static boolean endsThePipeline(VirtualRule rule) {
+        return rule.table() == 0 && rule.instructions().stream().noneMatch(
+                i -> i instanceof Instruction.GotoTable || i instanceof Instruction.WriteActions);
     }
 
     private static List<Action> copies(ForwardingTree.Node node) {
