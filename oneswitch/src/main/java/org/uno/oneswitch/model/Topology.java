@@ -107,8 +107,10 @@ public final class Topology {
         Map<String, String> parent = new HashMap<>();
         Deque<String> queue = new ArrayDeque<>(List.of(root));
         Set<String> seen = new HashSet<>(List.of(root));
+        List<String> order = new ArrayList<>();
         while (!queue.isEmpty()) {
             String s = queue.removeFirst();
+            order.add(s);
             for (Link l : links) {
                 PhysicalPort here = l.endOn(s);
                 if (here != null) {
@@ -138,11 +140,13 @@ public final class Topology {
             }
         }
         Map<String, ForwardingTree.Node> nodes = new LinkedHashMap<>();
-        for (Map.Entry<String, List<OFPort>> e : copies.entrySet()) {
-            e.getValue().sort(Comparator.comparingInt(OFPort::getPortNumber));
-            Optional<OFPort> in = e.getKey().equals(root) ? Optional.empty()
-                    : Optional.of(arrival.get(e.getKey()).port());
-            nodes.put(e.getKey(), new ForwardingTree.Node(in, e.getValue()));
+        for (String s : order) {
+            List<OFPort> out = copies.get(s);
+            if (out != null) {
+                out.sort(Comparator.comparingInt(OFPort::getPortNumber));
+                Optional<OFPort> in = s.equals(root) ? Optional.empty() : Optional.of(arrival.get(s).port());
+                nodes.put(s, new ForwardingTree.Node(in, out));
+            }
         }
         return new ForwardingTree(root, nodes);
     }

@@ -1,0 +1,92 @@
+package org.uno.oneswitch.endpoint;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+
+import org.projectfloodlight.openflow.protocol.OFFactories;
+import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFMessageReader;
+import org.projectfloodlight.openflow.types.DatapathId;
+import org.uno.oneswitch.codec.Hellos;
+import org.uno.oneswitch.codec.OfFrameDecoder;
+import org.uno.oneswitch.codec.OfMessageEncoder;
+import org.uno.oneswitch.core.VirtualSwitch;
+import org.uno.oneswitch.testing.Fixtures;
+import org.uno.oneswitch.testing.RecordingNetwork;
+
+/**
+ * A virtual switch over a {@link RecordingNetwork}, with controller connections on Netty embedded
+ * channels: bytes in, bytes out, the real pipeline in between.
+ */
+final class Harness {
+    private static final OFMessageReader<OFMessage> READER = OFFactories.getGenericReader();
+
+    final RecordingNetwork net = new RecordingNetwork(Fixtures.topology(1));
+    final Northbound north = new Northbound(null, 5, 3);
+    long now = 1_000_000_000L;
+    final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(0xabcL), 8, Fixtures.topology(1), net, north.notifier(),
+            () -> now);
+
+    Harness() throws Exception {
+        north.serve(vs, net, new Northbound.Identity("UNO", "hw", "sw", "serial", "dp"));
+        for (var m : Fixtures.ports(1).mappings()) {
+            vs.ports().add(new org.uno.oneswitch.core.PortRequest(m.physical().switchId(), m.physicalName(), null,
+                    (long) m.virtualPort().getPortNumber(), null));
+        }
+    }
+
+    /** A new connection (active unless {@code passive}); with {@code hello} the handshake is done. */
+    Conn connect(boolean passive, boolean hello) {
+        EmbeddedChannel ch = new EmbeddedChannel(new OfFrameDecoder(), new OfMessageEncoder(),
+                new ControllerConnection(north, passive, 3));
+        Conn c = new Conn(ch);
+        c.received();
+        if (hello) {
+            c.send(Hellos.ours(Fixtures.OF13));
+        }
+        return c;
+    }
+
+    /** One controller connection. */
+    static final class Conn {
+        final EmbeddedChannel ch;
+
+        Conn(EmbeddedChannel ch) {
+            this.ch = ch;
+        }
+
+        void send(OFMessage m) {
+            ByteBuf b = Unpooled.buffer();
+            m.writeTo(b);
+            sendBytes(b);
+        }
+
+        void sendBytes(ByteBuf b) {
+            ch.writeInbound(b);
+            ch.runPendingTasks();
+        }
+
+        /** Everything OneSwitch sent on this connection since the last call. */
+        List<OFMessage> received() {
+            ch.runPendingTasks();
+            ByteBuf all = Unpooled.buffer();
+            for (Object o; (o = ch.readOutbound()) != null; ) {
+                all.writeBytes((ByteBuf) o);
+                ((ByteBuf) o).release();
+            }
+            List<OFMessage> out = new ArrayList<>();
+            try {
+                while (all.isReadable()) {
+                    out.add(READER.readFrom(all));
+                }
+            } catch (Exception e) {
+                throw new AssertionError("OneSwitch sent something undecodable", e);
+            }
+            return out;
+        }
+    }
+}

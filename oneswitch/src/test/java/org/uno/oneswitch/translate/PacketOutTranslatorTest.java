@@ -1,0 +1,39 @@
+package org.uno.oneswitch.translate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.uno.oneswitch.testing.Fixtures.out;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.uno.oneswitch.error.BadActionException;
+import org.uno.oneswitch.error.BadRequestException;
+import org.uno.oneswitch.testing.Fixtures;
+
+class PacketOutTranslatorTest {
+    private final PacketOutTranslator t = new PacketOutTranslator(Fixtures.topology(1));
+
+    @Test
+    void floodFromAVmReachesEveryOtherVirtualPortFromItsOwnSwitch() throws Exception {
+        assertEquals(List.of(new PacketOutTranslator.Part("host", OFPort.of(2), List.of(out(3))),
+                        new PacketOutTranslator.Part("snic0", OFPort.CONTROLLER, List.of(out(2)))),
+                t.translate(OFPort.of(1), List.of(out(OFPort.FLOOD)), Fixtures.ports(1)));
+    }
+
+    @Test
+    void outputToOneVirtualPortGoesOnlyToItsSwitch() throws Exception {
+        assertEquals(List.of(new PacketOutTranslator.Part("snic0", OFPort.CONTROLLER, List.of(out(2)))),
+                t.translate(OFPort.CONTROLLER, List.of(out(3)), Fixtures.ports(1)));
+    }
+
+    @Test
+    void tableRunsThePipelineOfTheIngressSwitch() throws Exception {
+        assertEquals(List.of(new PacketOutTranslator.Part("snic0", OFPort.of(2), List.of(out(OFPort.TABLE)))),
+                t.translate(OFPort.of(3), List.of(out(OFPort.TABLE)), Fixtures.ports(1)));
+        assertThrows(BadActionException.class, () -> t.translate(OFPort.CONTROLLER, List.of(out(OFPort.TABLE)),
+                Fixtures.ports(1)));
+        assertThrows(BadRequestException.class, () -> t.translate(OFPort.LOCAL, List.of(out(1)), Fixtures.ports(1)));
+    }
+}
