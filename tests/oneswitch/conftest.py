@@ -1,0 +1,57 @@
+"""Fixtures for OneSwitch integration tests: a platform, OneSwitch in front of it, and optionally the
+os-ken L2 learning controller, on free ports; everything started is stopped afterwards."""
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+
+import pytest
+
+from oneswitch_stack import (JAR, REPO, Proc, free_port, start_oneswitch, start_osken, wait_healthy)
+
+
+@dataclasses.dataclass
+class Stack:
+    platform: object
+    oneswitch: Proc
+    osken: Proc | None
+    listen: int
+    south: int
+    rest: int
+
+    @property
+    def target(self) -> str:
+        return f"tcp:127.0.0.1:{self.listen}"
+
+
+@pytest.fixture(scope="session")
+def oneswitch_jar():
+    """The jar, built if missing (make oneswitch builds it in `make test`)."""
+    if not JAR.exists():
+        subprocess.run(["mvn", "-q", "-B", "-DskipTests", "package"], cwd=REPO / "oneswitch", check=True)
+    return JAR
+
+
+@pytest.fixture
+def oneswitch_stack(testbed_factory, oneswitch_jar, tmp_path):
+    started: list[Proc] = []
+
+    def make(controller: bool = True, **platform_kwargs) -> Stack:
+        listen, south, rest_port = free_port(), free_port(), free_port()
+        osken = None
+        if controller:
+            ctl = free_port()
+            osken = start_osken(ctl, tmp_path / "osken.log")
+            started.append(osken)
+        platform = testbed_factory(controller=f"tcp:127.0.0.1:{south}", **platform_kwargs)
+        desc_path = f"{platform.description['state_dir']}/platform.json"
+        oneswitch = start_oneswitch(desc_path, tmp_path / "oneswitch.log", listen=listen, south=south,
+                                    rest_port=rest_port, controller=ctl if controller else None)
+        started.append(oneswitch)
+        wait_healthy(oneswitch, rest_port, controllers=1 if controller else 0)
+        return Stack(platform, oneswitch, osken, listen, south, rest_port)
+
+    yield make
+    for proc in reversed(started):
+        proc.stop()
+        print(f"---- {proc.name} log (last lines) ----\n{proc.tail(60)}")
