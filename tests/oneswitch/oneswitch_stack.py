@@ -118,11 +118,13 @@ def wait_healthy(proc: Proc, rest_port: int, controllers: int = 0, timeout: floa
     return wait_for(ok, timeout, "OneSwitch to see every switch and controller")
 
 
-def ofctl(target: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", *args[:1], target, *args[1:]],
+def ofctl(target: str, command: str, *args: str, check: bool = True, options: tuple[str, ...] = ()
+          ) -> subprocess.CompletedProcess:
+    """`ovs-ofctl -O OpenFlow13 [options] command target args...`."""
+    result = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", *options, command, target, *args],
                             capture_output=True, text=True, timeout=30)
     if check and result.returncode != 0:
-        raise AssertionError(f"ovs-ofctl {' '.join(args)} {target} failed: {result.stderr}")
+        raise AssertionError(f"ovs-ofctl {command} {target} {' '.join(args)} failed: {result.stderr}")
     return result
 
 

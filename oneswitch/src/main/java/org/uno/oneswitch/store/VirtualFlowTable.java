@@ -38,9 +38,14 @@ public final class VirtualFlowTable {
         return Optional.ofNullable(byId.get(id));
     }
 
-    /** Stores {@code r}, replacing the rule with the same id or key. */
+    /** Stores {@code r}, replacing the rule with the same id or key (in place when the key is the same). */
     public void put(VirtualRule r) {
         VirtualRule old = byId.get(r.id());
+        if (old != null && old.key().equals(r.key())) {
+            byKey.put(r.key(), r);
+            byId.put(r.id(), r);
+            return;
+        }
         if (old != null) {
             remove(old.id());
         }
@@ -62,7 +67,7 @@ public final class VirtualFlowTable {
         }
     }
 
-    /** The rules {@code filter} selects, in installation order. */
+    /** The rules {@code filter} selects, by table, then in installation order. */
     public List<VirtualRule> select(FlowFilter filter) {
         if (filter.strict() && filter.table() != FlowFilter.ALL_TABLES) {
             VirtualRule r = byKey.get(new RuleKey(filter.table(), filter.priority(), filter.match()));
@@ -74,6 +79,7 @@ public final class VirtualFlowTable {
                 out.add(r);
             }
         }
+        out.sort(java.util.Comparator.comparingInt(VirtualRule::table));
         return out;
     }
 

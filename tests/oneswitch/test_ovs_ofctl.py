@@ -1,0 +1,82 @@
+"""ovs-ofctl against OneSwitch's passive listener behaves as against one Open vSwitch bridge whose
+ports are the virtual ports: the PCIe ports and physical numbers never show, rules and counters are
+the virtual ones, and each command has the effect it has on a bridge."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from oneswitch_stack import ofctl, revalidate, switch_target
+from uno_platform.traffic import ping
+
+pytestmark = pytest.mark.platform
+
+
+def flows(target: str, *filters: str) -> list[str]:
+    lines = ofctl(target, "dump-flows", *filters).stdout.splitlines()[1:]
+    return [re.sub(r"duration=[0-9.]+s, ", "", line.strip()) for line in lines]
+
+
+def test_ovs_ofctl_sees_one_switch_with_the_virtual_ports(oneswitch_stack):
+    stack = oneswitch_stack(controller=False, vms=1)
+    t = stack.target
+    desc = stack.platform.description
+    vm, ext = desc["vms"][0], desc["ext"]["interfaces"][0]
+    ext_ip = ext["ip"].split("/")[0]
+
+    show = ofctl(t, "show").stdout
+    assert "dpid:0000554e4f000001" in show
+    assert re.findall(r"^ (\d+)\((\S+)\):", show, re.M) == [("1", vm["port"]), ("2", ext["port"])]
+    assert "ph0" not in show and "ps0" not in show, "PCIe ports are internal"
+    ports_desc = ofctl(t, "dump-ports-desc").stdout
+    assert re.findall(r"^ (\d+)\((\S+)\):", ports_desc, re.M) == [("1", vm["port"]), ("2", ext["port"])]
+
+    # Two rules make a path VM <-> outside; the controller-visible numbers are 1 and 2.
+    ofctl(t, "add-flow", "priority=100,in_port=1,actions=output:2")
+    ofctl(t, "add-flow", "priority=100,in_port=2,actions=output:1")
+    ofctl(t, "add-flow", "table=1,priority=5,ip,actions=drop")
+    revalidate(stack.platform)
+    assert ping(vm["netns"], ext_ip)
+    time.sleep(1.5)
+    dumped = flows(t)
+    assert dumped[0].startswith("cookie=0x0, table=0, n_packets=") and dumped[0].endswith(
+        "priority=100,in_port=1 actions=output:2")
+    assert all(int(re.search(r"n_packets=(\d+)", f)[1]) > 0 for f in dumped[:2]), dumped
+    assert dumped[2].endswith("table=1, n_packets=0, n_bytes=0, priority=5,ip actions=drop")
+    assert flows(t, "table=1") == [dumped[2]]
+    assert flows(t, "in_port=2") == [dumped[1]]
+
+    aggregate = ofctl(t, "dump-aggregate").stdout
+    packets = sum(int(re.search(r"n_packets=(\d+)", f)[1]) for f in dumped)
+    assert f"packet_count={packets} " in aggregate and "flow_count=3" in aggregate
+
+    ports = ofctl(t, "dump-ports").stdout
+    assert re.findall(r"port +(\d+): rx pkts=(\d+)", ports) and "2 ports" in ports
+    assert all(int(n) > 0 for _, n in re.findall(r"port +(\d+): rx pkts=(\d+)", ports))
+    port2 = ofctl(t, "dump-ports", "2").stdout
+    assert "port  2: rx pkts=" in port2 and "1 ports" in port2
+
+    # Each bridge holds the translation: the VM's rule enters on the host and leaves on the sNIC.
+    assert any("in_port=" in f and "actions=output:" in f for f in flows(switch_target(stack.platform, "host")))
+
+    # mod-flows changes actions in place (counters kept), del-flows --strict removes one rule only.
+    ofctl(t, "mod-flows", "in_port=1,actions=drop")
+    assert flows(t, "in_port=1")[0].endswith("priority=100,in_port=1 actions=drop")
+    ofctl(t, "del-flows", "priority=100,in_port=2", options=("--strict",))
+    assert len(flows(t)) == 2
+    revalidate(stack.platform)
+    assert not ping(vm["netns"], ext_ip, count=1)
+
+    # What a bridge refuses, OneSwitch refuses with the same OpenFlow error.
+    group = ofctl(t, "add-flow", "priority=1,actions=group:1", check=False)
+    assert group.returncode != 0 and "OFPBAC_BAD_OUT_GROUP" in group.stderr
+    nicira = ofctl(t, "add-flow", "priority=1,in_port=1,actions=resubmit(,2)", check=False)
+    assert nicira.returncode != 0 and "OFPBAC_BAD_VENDOR" in nicira.stderr
+    assert len(flows(t)) == 2
+
+    ofctl(t, "del-flows")
+    assert flows(t) == []
+    for sw in ("host", "snic0"):
+        assert flows(switch_target(stack.platform, sw)) == [], f"{sw} still has rules after del-flows"
