@@ -23,10 +23,12 @@ import org.uno.oneswitch.model.PortSpec;
  * @param echoIntervalSec    idle time before an echo probe on any OpenFlow connection
  * @param maxBackoffMs       longest wait between attempts to reach a controller
  * @param logLevel           error, warn, info or debug
+ * @param commandSockets     send commands over the bridges' management sockets when described
  */
 public record Config(DatapathId datapathId, List<InetSocketAddress> controllers, Optional<InetSocketAddress> listen,
                      InetSocketAddress southbound, Optional<InetSocketAddress> rest, Optional<Path> platform,
-                     Set<PortSpec.Kind> autoMap, int tables, int echoIntervalSec, long maxBackoffMs, String logLevel) {
+                     Set<PortSpec.Kind> autoMap, int tables, int echoIntervalSec, long maxBackoffMs, String logLevel,
+                     boolean commandSockets) {
     public Config {
         controllers = List.copyOf(controllers);
         autoMap = Set.copyOf(autoMap);

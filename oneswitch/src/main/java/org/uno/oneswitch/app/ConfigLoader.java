@@ -39,6 +39,7 @@ public final class ConfigLoader {
         {"tables", "--tables", "64", "number of virtual flow tables (1..200)"},
         {"echo_interval", "--echo-interval", "5", "seconds of silence before an echo probe on an OpenFlow connection"},
         {"reconnect_max_backoff", "--reconnect-max-backoff", "8", "longest wait in seconds between attempts to reach a controller"},
+        {"command_sockets", "--command-sockets", "true", "send flow_mods/stats/barriers over the bridges' management sockets named in the description (true/false)"},
         {"log_level", "--log-level", "info", "error, warn, info or debug"},
     };
 
@@ -176,7 +177,7 @@ public final class ConfigLoader {
                 rest.equals("none") ? Optional.empty() : Optional.of(Address.hostPort(rest, rest)),
                 platform.isEmpty() ? Optional.empty() : Optional.of(Path.of(platform.get(0))), kinds,
                 integer(v, "tables", 1, 200), integer(v, "echo_interval", 1, 3600),
-                integer(v, "reconnect_max_backoff", 1, 3600) * 1000L, level);
+                integer(v, "reconnect_max_backoff", 1, 3600) * 1000L, level, bool(v, "command_sockets"));
     }
 
     private static String single(Map<String, List<String>> v, String key) throws ConfigException {
@@ -185,6 +186,14 @@ public final class ConfigLoader {
             throw new ConfigException(key + " takes one value");
         }
         return l.get(0);
+    }
+
+    private static boolean bool(Map<String, List<String>> v, String key) throws ConfigException {
+        String s = single(v, key);
+        if (!s.equals("true") && !s.equals("false")) {
+            throw new ConfigException(key + " must be true or false, not '" + s + "'");
+        }
+        return s.equals("true");
     }
 
     private static int integer(Map<String, List<String>> v, String key, int min, int max) throws ConfigException {

@@ -7,11 +7,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.EventLoop;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.channel.EventLoopGroup;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.Transport;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.endpoint.Northbound;
 import org.uno.oneswitch.error.PortMapException;
@@ -32,7 +32,8 @@ public final class OneSwitch implements AutoCloseable {
     private static final int MAX_IDLE_PROBES = 3;
     private static final String VERSION = "0.1.0";
 
-    private final NioEventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("oneswitch-loop"));
+    private final Transport transport = Transport.best();
+    private final EventLoopGroup group = transport.newGroup("oneswitch-loop");
     private final EventLoop loop = group.next();
     private final PhysicalSwitches physical;
     private final Northbound north;
@@ -43,7 +44,7 @@ public final class OneSwitch implements AutoCloseable {
 
     private OneSwitch(Config config, Topology topology) {
         physical = new PhysicalSwitches(topology);
-        north = new Northbound(group, config.echoIntervalSec(), MAX_IDLE_PROBES);
+        north = new Northbound(group, transport, config.echoIntervalSec(), MAX_IDLE_PROBES);
         vs = new VirtualSwitch(config.datapathId(), config.tables(), topology, physical, north.notifier(),
                 System::nanoTime);
         physical.setEvents(vs);
@@ -71,8 +72,11 @@ public final class OneSwitch implements AutoCloseable {
         if (mapError.isPresent()) {
             throw mapError.get();
         }
-        southAddress = bind("southbound", () -> physical.listen(group, config.southbound(), config.echoIntervalSec(),
-                MAX_IDLE_PROBES));
+        if (config.commandSockets() && transport.unixSockets()) {
+            physical.openCommandChannels(group, transport, config.echoIntervalSec(), MAX_IDLE_PROBES);
+        }
+        southAddress = bind("southbound", () -> physical.listen(group, transport, config.southbound(),
+                config.echoIntervalSec(), MAX_IDLE_PROBES));
         if (config.listen().isPresent()) {
             listenAddress = bind("listen", () -> north.listen(config.listen().get()));
         }
@@ -84,8 +88,9 @@ public final class OneSwitch implements AutoCloseable {
                     north::connectedControllers));
         }
         loop.scheduleAtFixedRate(() -> vs.flows().tick(), 1, 1, TimeUnit.SECONDS);
-        LOG.info("OneSwitch {} up: datapath {}, {} tables, {} virtual ports, switches {}", VERSION, vs.datapathId(),
-                vs.tables(), vs.ports().current().size(), vs.topology().switches().stream().map(s -> s.id()).toList());
+        LOG.info("OneSwitch {} up ({}): datapath {}, {} tables, {} virtual ports, switches {}", VERSION, transport,
+                vs.datapathId(), vs.tables(), vs.ports().current().size(),
+                vs.topology().switches().stream().map(s -> s.id()).toList());
     }
 
     private Optional<ConfigException> autoMap(Config config) {

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -53,8 +54,10 @@ public final class PlatformLoader {
             }
             String role = text(s, "role");
             require(role.equals("host") || role.equals("snic"), "switch role must be host or snic, not " + role);
+            String openflow = s.path("openflow").asText("");
+            Optional<String> mgmt = openflow.startsWith("unix:") ? Optional.of(openflow.substring(5)) : Optional.empty();
             switches.add(new SwitchSpec(text(s, "id"), role.equals("host") ? SwitchSpec.Role.HOST : SwitchSpec.Role.SNIC,
-                    datapathId(text(s, "datapath_id")), ports));
+                    datapathId(text(s, "datapath_id")), ports, mgmt));
         }
         List<SwitchSpec> hosts = switches.stream().filter(s -> s.role() == SwitchSpec.Role.HOST).toList();
         require(hosts.size() == 1, "need exactly one switch with role host, have " + hosts.size());

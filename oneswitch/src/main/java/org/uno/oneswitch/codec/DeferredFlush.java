@@ -1,29 +1,39 @@
 package org.uno.oneswitch.codec;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 
+import org.projectfloodlight.openflow.protocol.OFMessage;
+
 /**
- * Writes to a channel and flushes once after the current event-loop task, so that the many
- * messages one batch of input produces leave in as few system calls as possible. Use only on the
- * channel's event loop.
+ * Encodes messages for a channel into one buffer and writes and flushes it once after the current
+ * event-loop task, so that the many messages one batch of input produces leave in one write and
+ * one system call. Use only on the channel's event loop.
  */
 public final class DeferredFlush {
     private final Channel channel;
-    private boolean scheduled;
+    private ByteBuf pending;
 
     public DeferredFlush(Channel channel) {
         this.channel = channel;
     }
 
-    /** Queues {@code msg}; it is flushed when the current task ends. */
-    public void write(Object msg) {
-        channel.write(msg, channel.voidPromise());
-        if (!scheduled) {
-            scheduled = true;
-            channel.eventLoop().execute(() -> {
-                scheduled = false;
-                channel.flush();
-            });
+    /** Queues {@code msg}; it is sent when the current task ends. */
+    public void write(OFMessage msg) {
+        if (pending == null) {
+            pending = channel.alloc().buffer(4096);
+            channel.eventLoop().execute(this::flush);
+        }
+        msg.writeTo(pending);
+    }
+
+    private void flush() {
+        ByteBuf buf = pending;
+        pending = null;
+        if (channel.isActive()) {
+            channel.writeAndFlush(buf, channel.voidPromise());
+        } else {
+            buf.release();
         }
     }
 }

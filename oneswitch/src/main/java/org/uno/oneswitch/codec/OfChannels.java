@@ -2,16 +2,17 @@ package org.uno.oneswitch.codec;
 
 import java.util.function.Supplier;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 
-/** The Netty pipeline every OpenFlow connection of OneSwitch uses: idle probe, framing, encoding, handler. */
+/**
+ * The Netty pipeline every OpenFlow connection of OneSwitch uses: idle probe, framing and decoding,
+ * handler (which writes encoded bytes through {@link DeferredFlush}).
+ */
 public final class OfChannels {
-    private static final OfMessageEncoder ENCODER = new OfMessageEncoder();
-
     private OfChannels() {
     }
 
@@ -19,12 +20,12 @@ public final class OfChannels {
      * An initializer installing the pipeline, with a reader-idle event every {@code idleSeconds}
      * and a fresh handler from {@code handler} per connection.
      */
-    public static ChannelInitializer<SocketChannel> initializer(int idleSeconds, Supplier<ChannelHandler> handler) {
+    public static ChannelInitializer<Channel> initializer(int idleSeconds, Supplier<ChannelHandler> handler) {
         return new ChannelInitializer<>() {
             @Override
-            protected void initChannel(SocketChannel ch) {
+            protected void initChannel(Channel ch) {
                 ch.config().setOption(ChannelOption.TCP_NODELAY, true);
-                ch.pipeline().addLast(new IdleStateHandler(idleSeconds, 0, 0), new OfFrameDecoder(), ENCODER,
+                ch.pipeline().addLast(new IdleStateHandler(idleSeconds, 0, 0), new OfFrameDecoder(),
                         handler.get());
             }
         };

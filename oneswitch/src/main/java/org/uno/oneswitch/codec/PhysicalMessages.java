@@ -43,7 +43,7 @@ public final class PhysicalMessages {
     }
 
     /** The flow_mod that makes {@code change}; {@code resetCounts} clears the entry's counters. */
-    public static OFFlowMod flowMod(PhysicalChange change, boolean resetCounts, OFFactory f) {
+    public static OFFlowMod.Builder flowMod(PhysicalChange change, boolean resetCounts, OFFactory f) {
         RuleKey key = change.key().key();
         OFFlowMod.Builder b = switch (change.kind()) {
             case ADD -> f.buildFlowAdd();
@@ -58,13 +58,13 @@ public final class PhysicalMessages {
         if (change.kind() != PhysicalChange.Kind.DELETE) {
             b.setInstructions(InstructionCodec.encode(change.instructions(), f));
         }
-        return b.build();
+        return b;
     }
 
     /** A packet-out of {@code data} from {@code inPort} with {@code actions}. */
-    public static OFPacketOut packetOut(OFPort inPort, List<Action> actions, byte[] data, OFFactory f) {
+    public static OFPacketOut.Builder packetOut(OFPort inPort, List<Action> actions, byte[] data, OFFactory f) {
         return f.buildPacketOut().setBufferId(OFBufferId.NO_BUFFER).setInPort(inPort)
-                .setActions(InstructionCodec.encodeActions(actions, f)).setData(data).build();
+                .setActions(InstructionCodec.encodeActions(actions, f)).setData(data);
     }
 
     /** A flow entry reported by {@code switchId}, as an {@link InstalledEntry}. */

@@ -81,12 +81,15 @@ public final class FlowService {
         for (VirtualRule r : change.removals()) {
             translations.put(r.id(), List.of());
         }
-        CompletableFuture<Map<Long, Counts>> finalCounts = countersOf(notifiable(change.removals()));
+        CompletableFuture<Map<Long, Counts>> finalCounts = change.removals().isEmpty() ? null
+                : countersOf(notifiable(change.removals()));
         List<PhysicalChange> changes = plan.replace(translations);
         change.upserts().forEach(table::put);
         change.removals().forEach(r -> forget(r.id()));
         send(changes, req.flags().contains(OFFlowModFlags.RESET_COUNTS), onError);
-        notifyRemoved(change.removals(), OFFlowRemovedReason.DELETE, finalCounts);
+        if (finalCounts != null) {
+            notifyRemoved(change.removals(), OFFlowRemovedReason.DELETE, finalCounts);
+        }
     }
 
     /**

@@ -30,11 +30,11 @@ public interface PhysicalNetwork {
     boolean connected(String switchId);
 
     /**
-     * Sends {@code msg} (its xid is replaced) to {@code switchId} if connected; an error the switch
-     * answers it with goes to {@code onError}. Dropped when the switch is not connected: its table
-     * is reconciled with the plan when it connects.
+     * Builds (with a fresh xid) and sends {@code msg} to {@code switchId} if connected; an error the
+     * switch answers it with goes to {@code onError}. Dropped when the switch is not connected: its
+     * table is reconciled with the plan when it connects.
      */
-    void send(String switchId, OFMessage msg, ErrorListener onError);
+    void send(String switchId, OFMessage.Builder msg, ErrorListener onError);
 
     /** Sends a multipart request and completes with every reply part (exceptionally on error or disconnect). */
     CompletableFuture<List<OFStatsReply>> request(String switchId, OFStatsRequest<?> req);

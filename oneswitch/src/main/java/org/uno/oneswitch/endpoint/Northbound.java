@@ -11,12 +11,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.OfChannels;
+import org.uno.oneswitch.codec.Transport;
 import org.uno.oneswitch.core.ControllerNotifier;
 import org.uno.oneswitch.core.PhysicalNetwork;
 import org.uno.oneswitch.core.VirtualSwitch;
@@ -32,6 +31,7 @@ public final class Northbound {
     private final Controllers controllers = new Controllers();
     private final Roles roles = new Roles(controllers);
     private final EventLoopGroup group;
+    private final Transport transport;
     private final int idleSeconds;
     private final int maxIdleProbes;
     private final List<Channel> listeners = new ArrayList<>();
@@ -42,8 +42,9 @@ public final class Northbound {
     public record Identity(String manufacturer, String hardware, String software, String serial, String datapath) {
     }
 
-    public Northbound(EventLoopGroup group, int idleSeconds, int maxIdleProbes) {
+    public Northbound(EventLoopGroup group, Transport transport, int idleSeconds, int maxIdleProbes) {
         this.group = group;
+        this.transport = transport;
         this.idleSeconds = idleSeconds;
         this.maxIdleProbes = maxIdleProbes;
     }
@@ -73,7 +74,7 @@ public final class Northbound {
 
     /** Listens for passive controller connections (ovs-ofctl, monitoring) on {@code address}. */
     public InetSocketAddress listen(InetSocketAddress address) throws InterruptedException {
-        ChannelFuture f = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+        ChannelFuture f = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childHandler(OfChannels.initializer(idleSeconds, () -> new ControllerConnection(this, true,
                         maxIdleProbes)))
@@ -108,7 +109,7 @@ public final class Northbound {
             if (stopped) {
                 return;
             }
-            new Bootstrap().group(group).channel(NioSocketChannel.class)
+            new Bootstrap().group(group).channel(transport.socketChannel())
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
                     .handler(OfChannels.initializer(idleSeconds, () -> new ControllerConnection(Northbound.this, false,
                             maxIdleProbes)))

@@ -111,8 +111,7 @@ final class RequestHandler {
             throw new PortModFailedException(OFPortModFailedCode.BAD_HW_ADDR, "port " + pm.getPortNo() + " has address "
                     + desc.getHwAddr());
         }
-        OFPortMod physical = pm.createBuilder().setPortNo(m.physical().port()).build();
-        net.send(m.physical().switchId(), physical, forwardErrors(c, pm));
+        net.send(m.physical().switchId(), pm.createBuilder().setPortNo(m.physical().port()), forwardErrors(c, pm));
     }
 
     private static void requireWritable(ControllerConnection c) throws BadRequestException {

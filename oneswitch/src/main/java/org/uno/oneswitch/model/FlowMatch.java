@@ -1,9 +1,9 @@
 package org.uno.oneswitch.model;
 
-import java.util.Collection;
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -25,16 +25,18 @@ import org.projectfloodlight.openflow.types.OFValueType;
  */
 public final class FlowMatch {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
+    private static final OFOxm<?>[] NONE = new OFOxm<?>[0];
 
     /** The match that selects every packet. */
-    public static final FlowMatch ANY = new FlowMatch(new EnumMap<>(MatchFields.class));
+    public static final FlowMatch ANY = new FlowMatch(NONE);
 
-    private final Map<MatchFields, OFOxm<?>> fields;
+    /** Canonical OXMs sorted by field (matches have a handful of fields: arrays beat maps here). */
+    private final OFOxm<?>[] fields;
     private final int hash;
 
-    private FlowMatch(EnumMap<MatchFields, OFOxm<?>> fields) {
-        this.fields = Collections.unmodifiableMap(fields);
-        this.hash = fields.hashCode();
+    private FlowMatch(OFOxm<?>[] sortedFields) {
+        this.fields = sortedFields;
+        this.hash = Arrays.hashCode(sortedFields);
     }
 
     /**
@@ -42,72 +44,97 @@ public final class FlowMatch {
      * an earlier one (callers that must reject duplicates check before).
      */
     public static FlowMatch of(Iterable<? extends OFOxm<?>> oxms) {
-        EnumMap<MatchFields, OFOxm<?>> map = new EnumMap<>(MatchFields.class);
+        List<OFOxm<?>> list = new ArrayList<>();
         for (OFOxm<?> oxm : oxms) {
             OFOxm<?> canonical = oxm.getCanonical();
             if (canonical != null) {
-                map.put(canonical.getMatchField().id, canonical);
+                list.removeIf(o -> o.getMatchField().id == canonical.getMatchField().id);
+                list.add(canonical);
             }
         }
-        return new FlowMatch(map);
+        return sorted(list);
     }
 
+    private static FlowMatch sorted(List<OFOxm<?>> list) {
+        if (list.isEmpty()) {
+            return ANY;
+        }
+        OFOxm<?>[] arr = list.toArray(NONE);
+        Arrays.sort(arr, BY_FIELD);
+        return new FlowMatch(arr);
+    }
+
+    private static final java.util.Comparator<OFOxm<?>> BY_FIELD =
+            java.util.Comparator.comparingInt(o -> o.getMatchField().id.ordinal());
+
     /** The OXMs of this match, in field order. */
-    public Collection<OFOxm<?>> oxms() {
-        return fields.values();
+    public List<OFOxm<?>> oxms() {
+        return List.of(fields);
     }
 
     /** The field types this match constrains. */
     public Set<MatchFields> fieldTypes() {
-        return fields.keySet();
+        Set<MatchFields> out = EnumSet.noneOf(MatchFields.class);
+        for (OFOxm<?> o : fields) {
+            out.add(o.getMatchField().id);
+        }
+        return out;
     }
 
     public boolean has(MatchFields field) {
-        return fields.containsKey(field);
+        return find(field) != null;
     }
 
     public Optional<OFOxm<?>> get(MatchFields field) {
-        return Optional.ofNullable(fields.get(field));
+        return Optional.ofNullable(find(field));
+    }
+
+    private OFOxm<?> find(MatchFields field) {
+        for (OFOxm<?> o : fields) {
+            if (o.getMatchField().id == field) {
+                return o;
+            }
+        }
+        return null;
     }
 
     /** The exact in_port this match requires, if any. */
     public Optional<OFPort> inPort() {
-        OFOxm<?> oxm = fields.get(MatchFields.IN_PORT);
+        OFOxm<?> oxm = find(MatchFields.IN_PORT);
         return oxm == null ? Optional.empty() : Optional.of((OFPort) oxm.getValue());
     }
 
     /** This match with in_port set to {@code port} (replacing any previous in_port). */
     public FlowMatch withInPort(OFPort port) {
-        EnumMap<MatchFields, OFOxm<?>> map = copy();
-        map.put(MatchFields.IN_PORT, OF13.oxms().inPort(port));
-        return new FlowMatch(map);
+        List<OFOxm<?>> list = copyWithout(EnumSet.of(MatchFields.IN_PORT));
+        list.add(OF13.oxms().inPort(port));
+        return sorted(list);
     }
 
     /** This match without the given fields. */
     public FlowMatch without(Set<MatchFields> removed) {
-        EnumMap<MatchFields, OFOxm<?>> map = copy();
-        map.keySet().removeAll(removed);
-        return new FlowMatch(map);
-    }
-
-    /** This match with the fields of {@code extra} added (replacing the same fields). */
-    public FlowMatch with(FlowMatch extra) {
-        EnumMap<MatchFields, OFOxm<?>> map = copy();
-        map.putAll(extra.fields);
-        return new FlowMatch(map);
+        return sorted(copyWithout(removed));
     }
 
     /** The fields of this match that are in {@code kept}, as a match of their own. */
     public FlowMatch only(Set<MatchFields> kept) {
-        EnumMap<MatchFields, OFOxm<?>> map = copy();
-        map.keySet().retainAll(kept);
-        return new FlowMatch(map);
+        List<OFOxm<?>> list = new ArrayList<>(fields.length);
+        for (OFOxm<?> o : fields) {
+            if (kept.contains(o.getMatchField().id)) {
+                list.add(o);
+            }
+        }
+        return sorted(list);
     }
 
-    private EnumMap<MatchFields, OFOxm<?>> copy() {
-        EnumMap<MatchFields, OFOxm<?>> map = new EnumMap<>(MatchFields.class);
-        map.putAll(fields);
-        return map;
+    private List<OFOxm<?>> copyWithout(Set<MatchFields> removed) {
+        List<OFOxm<?>> list = new ArrayList<>(fields.length + 1);
+        for (OFOxm<?> o : fields) {
+            if (!removed.contains(o.getMatchField().id)) {
+                list.add(o);
+            }
+        }
+        return list;
     }
 
     /**
@@ -115,9 +142,9 @@ public final class FlowMatch {
      * non-strict flow_mod and flow-stats filter semantics, field by field).
      */
     public boolean covers(FlowMatch narrower) {
-        for (Map.Entry<MatchFields, OFOxm<?>> e : fields.entrySet()) {
-            OFOxm<?> other = narrower.fields.get(e.getKey());
-            if (other == null || !covers(e.getValue(), other)) {
+        for (OFOxm<?> wide : fields) {
+            OFOxm<?> other = narrower.find(wide.getMatchField().id);
+            if (other == null || !covers(wide, other)) {
                 return false;
             }
         }
@@ -130,11 +157,9 @@ public final class FlowMatch {
      * no packet exists, never false where one does).
      */
     public boolean overlaps(FlowMatch other) {
-        Map<MatchFields, OFOxm<?>> small = fields.size() <= other.fields.size() ? fields : other.fields;
-        Map<MatchFields, OFOxm<?>> large = small == fields ? other.fields : fields;
-        for (Map.Entry<MatchFields, OFOxm<?>> e : small.entrySet()) {
-            OFOxm<?> b = large.get(e.getKey());
-            if (b != null && !overlaps(e.getValue(), b)) {
+        for (OFOxm<?> a : fields) {
+            OFOxm<?> b = other.find(a.getMatchField().id);
+            if (b != null && !overlaps(a, b)) {
                 return false;
             }
         }
@@ -170,7 +195,7 @@ public final class FlowMatch {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof FlowMatch m && hash == m.hash && fields.equals(m.fields);
+        return o instanceof FlowMatch m && hash == m.hash && Arrays.equals(fields, m.fields);
     }
 
     @Override
@@ -180,10 +205,10 @@ public final class FlowMatch {
 
     @Override
     public String toString() {
-        if (fields.isEmpty()) {
+        if (fields.length == 0) {
             return "any";
         }
-        return fields.values().stream().map(FlowMatch::describe).collect(Collectors.joining(","));
+        return Arrays.stream(fields).map(FlowMatch::describe).collect(Collectors.joining(","));
     }
 
     private static String describe(OFOxm<?> oxm) {

@@ -9,9 +9,11 @@ import org.projectfloodlight.openflow.types.OFPort;
 
 /**
  * A physical switch of the platform: its id in the description ("host", "snic0"), role, datapath
- * id and declared ports.
+ * id, declared ports, and the path of its OpenFlow management Unix socket if the description
+ * names one.
  */
-public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports) {
+public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports,
+                         Optional<String> managementSocket) {
     /** Where the switch runs. */
     public enum Role {
         HOST, SNIC
@@ -22,6 +24,12 @@ public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortS
         Objects.requireNonNull(role, "role");
         Objects.requireNonNull(datapathId, "datapathId");
         ports = List.copyOf(ports);
+        Objects.requireNonNull(managementSocket, "managementSocket");
+    }
+
+    /** A switch without a management socket. */
+    public SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports) {
+        this(id, role, datapathId, ports, Optional.empty());
     }
 
     public Optional<PortSpec> port(String name) {

@@ -190,16 +190,16 @@ public final class VirtualRule {
 
         /** Builds the rule; throws IllegalArgumentException on out-of-range fields. */
         public VirtualRule build() {
-            check(table >= 0 && table <= 254, "table out of range: " + table);
-            check(priority >= 0 && priority <= 0xffff, "priority out of range: " + priority);
-            check(idleTimeout >= 0 && idleTimeout <= 0xffff, "idle_timeout out of range: " + idleTimeout);
-            check(hardTimeout >= 0 && hardTimeout <= 0xffff, "hard_timeout out of range: " + hardTimeout);
+            check(table, 254, "table");
+            check(priority, 0xffff, "priority");
+            check(idleTimeout, 0xffff, "idle_timeout");
+            check(hardTimeout, 0xffff, "hard_timeout");
             return new VirtualRule(this);
         }
 
-        private static void check(boolean ok, String reason) {
-            if (!ok) {
-                throw new IllegalArgumentException(reason);
+        private static void check(int value, int max, String what) {
+            if (value < 0 || value > max) {
+                throw new IllegalArgumentException(what + " out of range: " + value);
             }
         }
     }

@@ -7,12 +7,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
 
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
@@ -26,26 +29,32 @@ import org.projectfloodlight.openflow.types.OFPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.OfChannels;
+import org.uno.oneswitch.codec.Transport;
 import org.uno.oneswitch.core.PhysicalEvents;
 import org.uno.oneswitch.core.PhysicalNetwork;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
 
 /**
- * The physical switches connected to OneSwitch's southbound listener, by platform switch id.
+ * The physical switches: their controller connections to OneSwitch's southbound listener, by
+ * platform switch id, and the command channels to their management sockets.
  *
- * <p>Invariant: at most one connection per switch (a new connection from the same datapath
- * replaces the old one); a switch counts as connected only after its handshake and flow dump,
- * so everything the core sends to it lands after reconciliation.
+ * <p>Invariants: at most one controller connection per switch (a new one from the same datapath
+ * replaces the old); a switch counts as connected only after its handshake and flow dump, so
+ * everything the core sends lands after reconciliation; commands use the command channel when it
+ * is open, else the controller connection, and a barrier covers both.
  */
 public final class PhysicalSwitches implements PhysicalNetwork {
     private static final Logger LOG = LoggerFactory.getLogger(PhysicalSwitches.class);
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
+    private static final long COMMAND_RETRY_MS = 1000;
 
     private final Topology topology;
     private final Map<String, SwitchConnection> connections = new HashMap<>();
+    private final Map<String, CommandChannel> commandChannels = new HashMap<>();
     private PhysicalEvents events;
     private Channel listener;
+    private volatile boolean stopped;
 
     public PhysicalSwitches(Topology topology) {
         this.topology = topology;
@@ -62,6 +71,55 @@ public final class PhysicalSwitches implements PhysicalNetwork {
 
     Optional<SwitchSpec> identify(DatapathId dpid) {
         return topology.byDatapathId(dpid);
+    }
+
+    /** Listens on {@code address} for physical switches; returns the bound address. */
+    public InetSocketAddress listen(EventLoopGroup group, Transport transport, InetSocketAddress address,
+                                    int idleSeconds, int maxIdleProbes) throws InterruptedException {
+        Channel ch = new ServerBootstrap().group(group).channel(transport.serverChannel())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childHandler(OfChannels.initializer(idleSeconds, () -> new SwitchConnection(this, maxIdleProbes)))
+                .bind(address).sync().channel();
+        listener = ch;
+        LOG.info("OpenFlow listener for physical switches on {}", ch.localAddress());
+        return (InetSocketAddress) ch.localAddress();
+    }
+
+    /** Keeps a command channel open to every switch whose description names a management socket. */
+    public void openCommandChannels(EventLoopGroup group, Transport transport, int idleSeconds, int maxIdleProbes) {
+        for (SwitchSpec s : topology.switches()) {
+            s.managementSocket().ifPresent(path -> connectCommand(group, transport, s.id(), path, idleSeconds,
+                    maxIdleProbes));
+        }
+    }
+
+    private void connectCommand(EventLoopGroup group, Transport transport, String switchId, String path,
+                                int idleSeconds, int maxIdleProbes) {
+        if (stopped) {
+            return;
+        }
+        new Bootstrap().group(group).channel(transport.domainSocketChannel())
+                .handler(OfChannels.initializer(idleSeconds, () -> new CommandChannel(this, switchId, maxIdleProbes)))
+                .connect(new DomainSocketAddress(path)).addListener((ChannelFuture f) -> {
+                    Runnable retry = () -> group.schedule(() -> connectCommand(group, transport, switchId, path,
+                            idleSeconds, maxIdleProbes), COMMAND_RETRY_MS, TimeUnit.MILLISECONDS);
+                    if (f.isSuccess()) {
+                        f.channel().closeFuture().addListener(c -> retry.run());
+                    } else {
+                        LOG.debug("management socket of {} not reachable: {}", switchId, f.cause().toString());
+                        retry.run();
+                    }
+                });
+    }
+
+    /** Closes the listener and every connection (the switches keep their flows: fail-secure). */
+    public void stop() {
+        stopped = true;
+        if (listener != null) {
+            listener.close();
+        }
+        new ArrayList<>(connections.values()).forEach(SwitchChannel::close);
+        new ArrayList<>(commandChannels.values()).forEach(SwitchChannel::close);
     }
 
     void attached(String switchId, SwitchConnection conn) {
@@ -81,24 +139,30 @@ public final class PhysicalSwitches implements PhysicalNetwork {
         }
     }
 
-    /** Listens on {@code address} for physical switches; returns the bound address. */
-    public InetSocketAddress listen(EventLoopGroup group, InetSocketAddress address, int idleSeconds, int maxIdleProbes)
-            throws InterruptedException {
-        Channel ch = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childHandler(OfChannels.initializer(idleSeconds, () -> new SwitchConnection(this, maxIdleProbes)))
-                .bind(address).sync().channel();
-        listener = ch;
-        LOG.info("OpenFlow listener for physical switches on {}", ch.localAddress());
-        return (InetSocketAddress) ch.localAddress();
+    void commandChannelUp(String switchId, CommandChannel ch) {
+        CommandChannel old = commandChannels.put(switchId, ch);
+        if (old != null && old != ch) {
+            old.close();
+        }
     }
 
-    /** Closes the listener and every switch connection (the switches keep their flows: fail-secure). */
-    public void stop() {
-        if (listener != null) {
-            listener.close();
+    void commandChannelDown(String switchId, CommandChannel ch) {
+        commandChannels.remove(switchId, ch);
+        SwitchConnection conn = connections.get(switchId);
+        if (conn != null) {
+            conn.commandChannelLost(ch.tracker);
         }
-        new ArrayList<>(connections.values()).forEach(SwitchConnection::close);
+    }
+
+    /** The tracker of {@code switchId}'s open command channel, if any. */
+    Optional<RequestTracker> commandChannel(String switchId) {
+        CommandChannel c = commandChannels.get(switchId);
+        return c != null && c.ready() ? Optional.of(c.tracker) : Optional.empty();
+    }
+
+    private RequestTracker commands(String switchId) {
+        SwitchConnection c = connections.get(switchId);
+        return c != null && c.ready() ? c.commands() : null;
     }
 
     /** The ids of the switches connected now. */
@@ -118,28 +182,29 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     }
 
     @Override
-    public void send(String switchId, OFMessage msg, ErrorListener onError) {
-        SwitchConnection c = connections.get(switchId);
-        if (c != null && c.ready()) {
-            c.send(msg, onError);
+    public void send(String switchId, OFMessage.Builder msg, ErrorListener onError) {
+        RequestTracker t = commands(switchId);
+        if (t != null) {
+            t.send(msg, onError);
         }
     }
 
     @Override
     public CompletableFuture<List<OFStatsReply>> request(String switchId, OFStatsRequest<?> req) {
-        SwitchConnection c = connections.get(switchId);
-        if (c == null || !c.ready()) {
+        RequestTracker t = commands(switchId);
+        if (t == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("switch " + switchId + " not connected"));
         }
-        return c.request(req);
+        return t.request(req);
     }
 
     @Override
     public CompletableFuture<Void> barrier() {
         List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (SwitchConnection c : connections.values()) {
-            if (c.ready()) {
-                all.add(c.barrier());
+        for (Map.Entry<String, SwitchConnection> e : connections.entrySet()) {
+            if (e.getValue().ready()) {
+                all.add(e.getValue().tracker.barrier());
+                all.add(e.getValue().commands().barrier());
             }
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));

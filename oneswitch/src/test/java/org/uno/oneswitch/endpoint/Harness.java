@@ -13,7 +13,6 @@ import org.projectfloodlight.openflow.protocol.OFMessageReader;
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.uno.oneswitch.codec.Hellos;
 import org.uno.oneswitch.codec.OfFrameDecoder;
-import org.uno.oneswitch.codec.OfMessageEncoder;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.testing.Fixtures;
 import org.uno.oneswitch.testing.RecordingNetwork;
@@ -26,7 +25,7 @@ final class Harness {
     private static final OFMessageReader<OFMessage> READER = OFFactories.getGenericReader();
 
     final RecordingNetwork net = new RecordingNetwork(Fixtures.topology(1));
-    final Northbound north = new Northbound(null, 5, 3);
+    final Northbound north = new Northbound(null, org.uno.oneswitch.codec.Transport.nio(), 5, 3);
     long now = 1_000_000_000L;
     final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(0xabcL), 8, Fixtures.topology(1), net, north.notifier(),
             () -> now);
@@ -41,7 +40,7 @@ final class Harness {
 
     /** A new connection (active unless {@code passive}); with {@code hello} the handshake is done. */
     Conn connect(boolean passive, boolean hello) {
-        EmbeddedChannel ch = new EmbeddedChannel(new OfFrameDecoder(), new OfMessageEncoder(),
+        EmbeddedChannel ch = new EmbeddedChannel(new OfFrameDecoder(),
                 new ControllerConnection(north, passive, 3));
         Conn c = new Conn(ch);
         c.received();

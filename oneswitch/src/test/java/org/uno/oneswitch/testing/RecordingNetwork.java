@@ -120,10 +120,11 @@ public final class RecordingNetwork implements PhysicalNetwork {
     }
 
     @Override
-    public void send(String switchId, OFMessage msg, ErrorListener onError) {
+    public void send(String switchId, OFMessage.Builder builder, ErrorListener onError) {
         if (!connected(switchId)) {
             return;
         }
+        OFMessage msg = builder.build();
         sent.computeIfAbsent(switchId, s -> new ArrayList<>()).add(msg);
         if (nextError != null) {
             OFErrorMsg e = nextError;
