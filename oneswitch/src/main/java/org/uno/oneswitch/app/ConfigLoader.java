@@ -115,6 +115,8 @@ public final class ConfigLoader {
         JsonNode root;
         try {
             root = new ObjectMapper(new YAMLFactory()).readTree(Files.readAllBytes(file));
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new ConfigException("config file " + file + " does not exist");
         } catch (IOException e) {
             throw new ConfigException("cannot read config " + file + ": " + e.getMessage().lines().findFirst().orElse(""));
         }

@@ -32,6 +32,8 @@ public final class PlatformLoader {
         JsonNode root;
         try {
             root = new ObjectMapper().readTree(Files.readAllBytes(file));
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new ConfigException("platform description " + file + " does not exist");
         } catch (IOException e) {
             throw new ConfigException("cannot read platform description " + file + ": "
                     + e.getMessage().lines().findFirst().orElse(""));

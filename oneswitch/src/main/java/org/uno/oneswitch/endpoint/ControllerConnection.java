@@ -96,6 +96,11 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
         return negotiated && (!passive || missSendLen > 0);
     }
 
+    /** False while the connection's outbound buffer is above its high-water mark. */
+    boolean writable() {
+        return channel.isWritable();
+    }
+
     /** Queues a message to the controller (flushed after the current task). */
     void send(OFMessage msg) {
         if (channel.isActive()) {

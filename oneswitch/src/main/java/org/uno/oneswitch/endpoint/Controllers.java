@@ -7,7 +7,6 @@ import java.util.Set;
 
 import org.projectfloodlight.openflow.protocol.OFControllerRole;
 import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
-import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPortStatus;
 import org.uno.oneswitch.core.ControllerNotifier;
@@ -15,7 +14,8 @@ import org.uno.oneswitch.core.ControllerNotifier;
 /**
  * The open controller connections, and who gets which asynchronous message: PACKET_IN and
  * FLOW_REMOVED go to equal and master connections, PORT_STATUS to all; passive (service)
- * connections, like Open vSwitch's, get them only after setting a non-zero miss_send_len.
+ * connections, like Open vSwitch's, get them only after setting a non-zero miss_send_len; a
+ * controller that stops reading loses PACKET_INs rather than making OneSwitch buffer without end.
  */
 final class Controllers implements ControllerNotifier {
     private final Set<ControllerConnection> connections = new LinkedHashSet<>();
@@ -37,28 +37,29 @@ final class Controllers implements ControllerNotifier {
         return (int) connections.stream().filter(ControllerConnection::negotiated).count();
     }
 
+    /** PACKET_INs are dropped for a connection whose controller does not keep up (its buffer is full). */
     @Override
     public void packetIn(OFPacketIn msg) {
-        toNonSlaves(msg);
+        for (ControllerConnection c : connections) {
+            if (c.receivesAsync() && c.role() != OFControllerRole.ROLE_SLAVE && c.writable()) {
+                c.send(msg);
+            }
+        }
     }
 
     @Override
     public void flowRemoved(OFFlowRemoved msg) {
-        toNonSlaves(msg);
+        for (ControllerConnection c : connections) {
+            if (c.receivesAsync() && c.role() != OFControllerRole.ROLE_SLAVE) {
+                c.send(msg);
+            }
+        }
     }
 
     @Override
     public void portStatus(OFPortStatus msg) {
         for (ControllerConnection c : connections) {
             if (c.receivesAsync()) {
-                c.send(msg);
-            }
-        }
-    }
-
-    private void toNonSlaves(OFMessage msg) {
-        for (ControllerConnection c : connections) {
-            if (c.receivesAsync() && c.role() != OFControllerRole.ROLE_SLAVE) {
                 c.send(msg);
             }
         }
