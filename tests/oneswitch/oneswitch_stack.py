@@ -97,7 +97,7 @@ def start_osken(port: int, log: pathlib.Path) -> Proc:
 def start_oneswitch(platform_json: str | None, log: pathlib.Path, *, listen: int, south: int, rest_port: int,
                     controller: int | None, extra: list[str] = ()) -> Proc:
     assert JAR.exists(), f"{JAR} missing: build it with `make oneswitch`"
-    argv = ["java", "-XX:+UseSerialGC", "-Xss512k", "-jar", str(JAR), "--listen", f"ptcp:{listen}",
+    argv = ["java", "-jar", str(JAR), "--listen", f"ptcp:{listen}",
             "--southbound", f"ptcp:{south}", "--rest", f"127.0.0.1:{rest_port}",
             "--controller", f"tcp:127.0.0.1:{controller}" if controller else "none", *extra]
     if platform_json:

@@ -208,10 +208,10 @@ public final class FlowService {
             OFFactory f = net.factory();
             for (VirtualRule r : rules) {
                 Counts c = counts.getOrDefault(r.id(), Counts.ZERO);
-                long age = Math.max(0, now - r.installedNanos());
+                Age age = Age.since(r.installedNanos(), now);
                 notifier.flowRemoved(f.buildFlowRemoved().setCookie(r.cookie()).setPriority(r.priority())
-                        .setReason(reason).setTableId(TableId.of(r.table())).setDurationSec(age / 1_000_000_000L)
-                        .setDurationNsec(age % 1_000_000_000L).setIdleTimeout(r.idleTimeout())
+                        .setReason(reason).setTableId(TableId.of(r.table())).setDurationSec(age.seconds())
+                        .setDurationNsec(age.nanos()).setIdleTimeout(r.idleTimeout())
                         .setHardTimeout(r.hardTimeout()).setPacketCount(U64.of(c.packets()))
                         .setByteCount(U64.of(c.bytes())).setMatch(MatchCodec.encode(r.match(), f)).build());
             }

@@ -68,9 +68,9 @@ public final class StatsService {
             List<OFFlowStatsEntry> out = new ArrayList<>(rules.size());
             for (VirtualRule r : rules) {
                 Counts c = counts.getOrDefault(r.id(), Counts.ZERO);
-                long age = Math.max(0, now - r.installedNanos());
-                out.add(f.buildFlowStatsEntry().setTableId(TableId.of(r.table())).setDurationSec(age / 1_000_000_000L)
-                        .setDurationNsec(age % 1_000_000_000L).setPriority(r.priority())
+                Age age = Age.since(r.installedNanos(), now);
+                out.add(f.buildFlowStatsEntry().setTableId(TableId.of(r.table())).setDurationSec(age.seconds())
+                        .setDurationNsec(age.nanos()).setPriority(r.priority())
                         .setIdleTimeout(r.idleTimeout()).setHardTimeout(r.hardTimeout()).setFlags(r.flags())
                         .setCookie(r.cookie()).setPacketCount(U64.of(c.packets())).setByteCount(U64.of(c.bytes()))
                         .setMatch(MatchCodec.encode(r.match(), f))
