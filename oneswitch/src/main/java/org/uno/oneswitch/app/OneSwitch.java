@@ -38,8 +38,6 @@ public final class OneSwitch implements AutoCloseable {
     private final PhysicalSwitches physical;
     private final Northbound north;
     private final VirtualSwitch vs;
-    private InetSocketAddress listenAddress;
-    private InetSocketAddress southAddress;
     private RestServer rest;
 
     private OneSwitch(Config config, Topology topology) {
@@ -75,10 +73,10 @@ public final class OneSwitch implements AutoCloseable {
         if (config.commandSockets() && transport.unixSockets()) {
             physical.openCommandChannels(group, transport, config.echoIntervalSec(), MAX_IDLE_PROBES);
         }
-        southAddress = bind("southbound", () -> physical.listen(group, transport, config.southbound(),
+        bind("southbound", () -> physical.listen(group, transport, config.southbound(),
                 config.echoIntervalSec(), MAX_IDLE_PROBES));
         if (config.listen().isPresent()) {
-            listenAddress = bind("listen", () -> north.listen(config.listen().get()));
+            bind("listen", () -> north.listen(config.listen().get()));
         }
         for (InetSocketAddress c : config.controllers()) {
             north.connect(c, config.maxBackoffMs());
@@ -112,19 +110,6 @@ public final class OneSwitch implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new ConfigException("cannot bind " + what + " listener: " + e.getMessage(), e);
         }
-    }
-
-    /** The bound passive OpenFlow listener (with the real port when configured as 0). */
-    public Optional<InetSocketAddress> listenAddress() {
-        return Optional.ofNullable(listenAddress);
-    }
-
-    public InetSocketAddress southboundAddress() {
-        return southAddress;
-    }
-
-    public Optional<InetSocketAddress> restAddress() {
-        return Optional.ofNullable(rest).map(RestServer::address);
     }
 
     @Override

@@ -68,10 +68,6 @@ public final class Topology {
         return switches;
     }
 
-    public List<Link> links() {
-        return links;
-    }
-
     public Optional<SwitchSpec> byId(String id) {
         return Optional.ofNullable(byId.get(id));
     }

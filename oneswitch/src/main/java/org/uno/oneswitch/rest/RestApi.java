@@ -114,6 +114,7 @@ public final class RestApi {
         h.put("virtual_ports", vs.ports().current().size());
         h.put("virtual_rules", vs.virtualRuleCount());
         h.put("physical_entries", vs.physicalEntryCount());
+        h.put("dropped_packet_ins", vs.packets().droppedPacketIns());
         return h;
     }
 

@@ -60,10 +60,6 @@ public final class RestServer {
         return rs;
     }
 
-    public InetSocketAddress address() {
-        return server.getAddress();
-    }
-
     public void stop() {
         server.stop(0);
         workers.shutdownNow();

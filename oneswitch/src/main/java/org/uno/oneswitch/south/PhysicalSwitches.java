@@ -165,11 +165,6 @@ public final class PhysicalSwitches implements PhysicalNetwork {
         return c != null && c.ready() ? c.commands() : null;
     }
 
-    /** The ids of the switches connected now. */
-    public List<String> connectedIds() {
-        return connections.keySet().stream().filter(this::connected).sorted().toList();
-    }
-
     @Override
     public OFFactory factory() {
         return OF13;

@@ -1,7 +1,6 @@
 package org.uno.oneswitch.translate;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -193,10 +192,5 @@ public final class PhysicalPlan {
         }
         upserts.addAll(deletes);
         return upserts;
-    }
-
-    /** All keys currently planned (for tests and diagnostics). */
-    Collection<PhysicalKey> keys() {
-        return entries.keySet();
     }
 }

@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 
 import org.projectfloodlight.openflow.protocol.OFErrorMsg;
 import org.projectfloodlight.openflow.protocol.OFFactory;
-import org.projectfloodlight.openflow.protocol.OFFlowAdd;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsRequest;
@@ -64,14 +63,6 @@ public final class RecordingNetwork implements PhysicalNetwork {
         }
     }
 
-    public void setConnected(String switchId, boolean up) {
-        if (up) {
-            connected.add(switchId);
-        } else {
-            connected.remove(switchId);
-        }
-    }
-
     /** Messages sent to {@code switchId} so far (and forgets them). */
     public List<OFMessage> takeSent(String switchId) {
         List<OFMessage> out = sent.getOrDefault(switchId, new ArrayList<>());
@@ -103,10 +94,6 @@ public final class RecordingNetwork implements PhysicalNetwork {
     /** The next message sent is refused with {@code error}. */
     public void failNext(OFErrorMsg error) {
         nextError = error;
-    }
-
-    public Map<OFPort, OFPortDesc> portsOf(String switchId) {
-        return ports.get(switchId);
     }
 
     @Override
@@ -197,13 +184,5 @@ public final class RecordingNetwork implements PhysicalNetwork {
     @Override
     public Map<OFPort, OFPortDesc> ports(String switchId) {
         return connected(switchId) ? ports.get(switchId) : Map.of();
-    }
-
-    /** The add messages of every switch, for assertions. */
-    public Map<String, List<OFFlowAdd>> adds() {
-        Map<String, List<OFFlowAdd>> out = new LinkedHashMap<>();
-        sent.forEach((s, msgs) -> out.put(s, msgs.stream().filter(m -> m instanceof OFFlowAdd).map(m -> (OFFlowAdd) m)
-                .toList()));
-        return out;
     }
 }
