@@ -80,3 +80,34 @@ def test_ovs_ofctl_sees_one_switch_with_the_virtual_ports(oneswitch_stack):
     assert flows(t) == []
     for sw in ("host", "snic0"):
         assert flows(switch_target(stack.platform, sw)) == [], f"{sw} still has rules after del-flows"
+
+
+def rx_packets(netns: str, ifname: str) -> int:
+    from uno_platform.traffic import netns_run
+    return int(netns_run(netns, ["cat", f"/sys/class/net/{ifname}/statistics/rx_packets"]).stdout)
+
+
+def test_packet_out_leaves_from_the_right_physical_port(oneswitch_stack):
+    stack = oneswitch_stack(controller=False, vms=1)
+    t = stack.target
+    desc = stack.platform.description
+    vm, ext = desc["vms"][0], desc["ext"]["interfaces"][0]
+    frame = "ffffffffffff" + "020000000001" + "88b5" + "00" * 50  # local experimental ethertype, broadcast
+
+    def sent_to_ext(*args: str) -> int:
+        before = rx_packets(desc["ext"]["netns"], ext["ifname"])
+        ofctl(t, "packet-out", *args)
+        time.sleep(0.3)
+        return rx_packets(desc["ext"]["netns"], ext["ifname"]) - before
+
+    assert sent_to_ext("in_port=controller,packet=" + frame + ",actions=output:2") == 1, "to the sNIC's wire port"
+    assert sent_to_ext("in_port=1,packet=" + frame + ",actions=flood") == 1, "FLOOD reaches every other port"
+    assert sent_to_ext("in_port=2,packet=" + frame + ",actions=flood") == 0, "FLOOD never returns to in_port"
+    assert sent_to_ext("in_port=1,packet=" + frame + ",actions=table") == 0, "TABLE with no rule drops"
+    ofctl(t, "add-flow", "priority=5,in_port=1,actions=output:2")
+    revalidate(stack.platform)
+    assert sent_to_ext("in_port=1,packet=" + frame + ",actions=table") == 1, "TABLE runs the virtual rules"
+    before_vm = rx_packets(vm["netns"], "eth0")
+    ofctl(t, "packet-out", "in_port=controller,packet=" + frame + ",actions=output:1")
+    time.sleep(0.3)
+    assert rx_packets(vm["netns"], "eth0") - before_vm == 1, "to the VM's host port"
