@@ -40,12 +40,12 @@ public final class PlatformLoader {
         }
         try {
             return parse(root);
-        } catch (IllegalArgumentException | NullPointerException e) {
+        } catch (ConfigException e) {
             throw new ConfigException("platform description " + file + ": " + e.getMessage());
         }
     }
 
-    static Topology parse(JsonNode root) {
+    static Topology parse(JsonNode root) throws ConfigException {
         require(SCHEMA.equals(root.path("schema").asText()), "schema must be " + SCHEMA);
         List<SwitchSpec> switches = new ArrayList<>();
         for (JsonNode s : array(root, "switches")) {
@@ -66,46 +66,49 @@ public final class PlatformLoader {
         SwitchSpec host = hosts.get(0);
         List<Link> links = new ArrayList<>();
         for (JsonNode l : array(root, "pcie_links")) {
-            SwitchSpec snic = switches.stream().filter(s -> s.id().equals(text(l, "snic"))).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("pcie link to unknown switch " + text(l, "snic")));
-            PortSpec hp = host.port(text(l, "host_port")).orElseThrow(() -> new IllegalArgumentException(
-                    "pcie link host port " + text(l, "host_port") + " is not a port of " + host.id()));
-            PortSpec sp = snic.port(text(l, "snic_port")).orElseThrow(() -> new IllegalArgumentException(
-                    "pcie link sNIC port " + text(l, "snic_port") + " is not a port of " + snic.id()));
-            links.add(new Link(new PhysicalPort(host.id(), hp.number()), new PhysicalPort(snic.id(), sp.number())));
+            String snicId = text(l, "snic");
+            String hostPort = text(l, "host_port");
+            String snicPort = text(l, "snic_port");
+            SwitchSpec snic = switches.stream().filter(s -> s.id().equals(snicId)).findFirst().orElse(null);
+            require(snic != null, "pcie link to unknown switch " + snicId);
+            PortSpec hp = host.port(hostPort).orElse(null);
+            PortSpec sp = snic.port(snicPort).orElse(null);
+            require(hp != null, "pcie link host port " + hostPort + " is not a port of " + host.id());
+            require(sp != null, "pcie link sNIC port " + snicPort + " is not a port of " + snicId);
+            links.add(new Link(new PhysicalPort(host.id(), hp.number()), new PhysicalPort(snicId, sp.number())));
         }
-        return new Topology(switches, links);
+        try {
+            return new Topology(switches, links);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
     }
 
-    private static Iterable<JsonNode> array(JsonNode n, String key) {
+    private static Iterable<JsonNode> array(JsonNode n, String key) throws ConfigException {
         JsonNode a = n.get(key);
         require(a != null && a.isArray(), "'" + key + "' must be a list");
         return a;
     }
 
-    private static String text(JsonNode n, String key) {
+    private static String text(JsonNode n, String key) throws ConfigException {
         JsonNode v = n.get(key);
         require(v != null && v.isTextual(), "'" + key + "' must be a string");
         return v.asText();
     }
 
-    private static int integer(JsonNode n, String key) {
+    private static int integer(JsonNode n, String key) throws ConfigException {
         JsonNode v = n.get(key);
         require(v != null && v.canConvertToInt() && v.asInt() > 0, "'" + key + "' must be a positive integer");
         return v.asInt();
     }
 
-    private static void require(boolean ok, String reason) {
+    private static void require(boolean ok, String reason) throws ConfigException {
         if (!ok) {
-            throw new IllegalArgumentException(reason);
+            throw new ConfigException(reason);
         }
     }
 
-    private static DatapathId datapathId(String s) {
-        try {
-            return ConfigLoader.datapathId(s);
-        } catch (ConfigException e) {
-            throw new IllegalArgumentException(e.getMessage());
-        }
+    private static DatapathId datapathId(String s) throws ConfigException {
+        return ConfigLoader.datapathId(s);
     }
 }

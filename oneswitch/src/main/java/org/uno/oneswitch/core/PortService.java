@@ -74,12 +74,7 @@ public final class PortService {
     /** Adds a mapping and announces the new virtual port. */
     public PortMapping add(PortRequest req) throws PortMapException, TranslationConflictException {
         PortMapping m = resolve(req);
-        PortMap next;
-        try {
-            next = current().with(m);
-        } catch (IllegalArgumentException e) {
-            throw new PortMapException(PortMapException.Reason.CONFLICT, e.getMessage());
-        }
+        PortMap next = current().with(m);
         flows.retranslateAll(next);
         store.set(next);
         OFPortDesc desc = describe(m);
@@ -163,11 +158,11 @@ public final class PortService {
         }
         OFPort virtual = req.virtualPort() != null ? checkedVirtual(req.virtualPort()) : lowestFree();
         String name = req.name() != null ? req.name() : p.name();
-        try {
-            return new PortMapping(virtual, phys, p.name(), name);
-        } catch (IllegalArgumentException e) {
-            throw new PortMapException(PortMapException.Reason.BAD_REQUEST, e.getMessage());
+        if (name.isEmpty() || name.length() > 15) {
+            throw new PortMapException(PortMapException.Reason.BAD_REQUEST, "port name must have 1 to 15 characters: '"
+                    + name + "'");
         }
+        return new PortMapping(virtual, phys, p.name(), name);
     }
 
     private record PhysicalPortRef(String name, OFPort number) {
