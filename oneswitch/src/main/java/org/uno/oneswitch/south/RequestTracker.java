@@ -34,8 +34,11 @@ import org.uno.oneswitch.core.PhysicalNetwork;
 final class RequestTracker {
     private static final Logger LOG = LoggerFactory.getLogger(RequestTracker.class);
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
-    /** Error listeners kept for messages not yet covered by a barrier reply. */
-    private static final int MAX_ERROR_LISTENERS = 1 << 20;
+    /**
+     * Error listeners kept for messages not yet covered by a barrier reply; beyond this many (a
+     * controller streaming without barriers) the oldest are dropped and their errors only logged.
+     */
+    private static final int MAX_ERROR_LISTENERS = 1 << 16;
 
     private final DeferredFlush out;
     private final Supplier<String> name;
