@@ -10,7 +10,7 @@ from __future__ import annotations
 from os_ken.base import app_manager
 from os_ken.controller import ofp_event
 from os_ken.controller.handler import CONFIG_DISPATCHER, MAIN_DISPATCHER, set_ev_cls
-from os_ken.lib.packet import ethernet, ether_types, packet
+from os_ken.lib.packet import ether_types, ethernet, packet
 from os_ken.ofproto import ofproto_v1_3
 
 

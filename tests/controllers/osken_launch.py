@@ -16,10 +16,10 @@ from os_ken.lib import hub
 
 hub.patch(thread=False)
 
-from os_ken import cfg  # noqa: E402  (after monkey patching, like osken-manager)
-from os_ken import log  # noqa: E402
+# The rest is imported after monkey patching, as osken-manager does.
+import os_ken.controller.controller  # noqa: E402, F401  (registers the --ofp-* options)
+from os_ken import cfg, log  # noqa: E402
 from os_ken.base.app_manager import AppManager  # noqa: E402
-import os_ken.controller.controller  # noqa: E402,F401  (registers the --ofp-* options)
 
 CONF = cfg.CONF
 CONF.register_cli_opts([

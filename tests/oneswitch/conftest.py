@@ -6,8 +6,7 @@ import dataclasses
 import subprocess
 
 import pytest
-
-from oneswitch_stack import (JAR, REPO, Proc, free_port, start_oneswitch, start_osken, wait_healthy)
+from oneswitch_stack import JAR, REPO, Proc, free_port, start_oneswitch, start_osken, wait_healthy
 
 
 @dataclasses.dataclass

@@ -6,7 +6,7 @@ import socket
 import struct
 import time
 
-from oneswitch_stack import free_port, start_oneswitch, wait_for, wait_healthy
+from oneswitch_stack import free_port, start_oneswitch, wait_healthy
 
 
 def read_message(conn: socket.socket) -> bytes:

@@ -4,12 +4,11 @@ switch's virtual rules with correct counters, and on the bridges as their transl
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 
 import pytest
-
 from oneswitch_stack import ofctl, revalidate, switch_target, wait_for
+
 from uno_platform.traffic import netns_run, ping, tcp_echo
 
 pytestmark = pytest.mark.platform

@@ -7,8 +7,8 @@ import re
 import time
 
 import pytest
-
 from oneswitch_stack import ofctl, revalidate, switch_target
+
 from uno_platform.traffic import ping
 
 pytestmark = pytest.mark.platform

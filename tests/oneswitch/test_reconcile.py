@@ -7,7 +7,6 @@ import re
 import subprocess
 
 import pytest
-
 from oneswitch_stack import ofctl, switch_target, wait_for
 
 pytestmark = pytest.mark.platform

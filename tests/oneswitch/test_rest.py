@@ -4,8 +4,8 @@ requests get a 4xx with a reason."""
 from __future__ import annotations
 
 import pytest
-
 from oneswitch_stack import OfClient, ofctl, rest, revalidate
+
 from uno_platform.traffic import netns_run
 
 pytestmark = pytest.mark.platform

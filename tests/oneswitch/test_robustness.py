@@ -7,8 +7,8 @@ import socket
 import struct
 
 import pytest
-
 from oneswitch_stack import OfClient, ofctl, rest, revalidate
+
 from uno_platform.traffic import ping
 
 pytestmark = pytest.mark.platform
@@ -35,7 +35,7 @@ def abuse(port: int, payload: bytes, hello_first: bool) -> bytes:
             s.settimeout(1.0)
             while chunk := s.recv(65536):
                 got += chunk
-        except (socket.timeout, ConnectionResetError, BrokenPipeError):
+        except (TimeoutError, ConnectionResetError, BrokenPipeError):
             pass
     return got
 

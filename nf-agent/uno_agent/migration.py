@@ -1,0 +1,225 @@
+"""Loss-free migration of an NF, with its state, between the host and an sNIC (paper §3.2.2, §3.3.2).
+
+The steps, each recorded in the server's `migration` journal before it runs:
+
+  start      the new NF on the target side, on a new port, holding what it receives
+  quiesce    the old NF stops processing and holds what it receives (buffer start)
+  state      the old NF's state (final now) is exported and imported into the new NF
+  remap      OneSwitch moves the virtual port to the new port, make-before-break
+  drain      the old NF's held packets (and any still in flight to it) move to the new NF,
+             which processes them ahead of its own held ones
+  release    the new NF processes what it holds, in order, and runs normally
+  retire     the old NF and its port go
+
+Every packet is processed exactly once, in order, so nothing is lost, duplicated
+or reordered and the new NF's state reflects every packet. A failure before the
+remap rolls back: the old NF processes what it held and nothing else changed. A
+failure at or after the remap first remaps back when it can. After a crash of
+the agent, `recover` finishes or undoes a migration from its journal and from
+where OneSwitch says the virtual port is.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable
+
+from uno_nfs import NfControl, NfControlError
+
+from uno_agent.catalog import Flavor
+from uno_agent.errors import AgentError, Conflict
+from uno_agent.inventory import Inventory, Server
+from uno_agent.launcher import Launcher
+from uno_agent.oneswitch import PortMapper
+
+log = logging.getLogger(__name__)
+
+STEPS = ("start", "quiesce", "state", "remap", "drain", "release", "retire")
+QUIET_S = 0.005          # the old NF received nothing for this long: nothing is in flight to it
+DRAIN_TIMEOUT_S = 2.0
+
+
+class MigrationError(AgentError):
+    """A migration step failed; the NF was left on its old side (or, past the point of no return,
+    on the new one), forwarding."""
+
+    status = 500
+    fault = "migrationFailed"
+
+
+@dataclasses.dataclass
+class MigrationReport:
+    """What one migration did and how long each step took (seconds)."""
+
+    server: str
+    source: str
+    target: str
+    timings: dict[str, float] = dataclasses.field(default_factory=dict)
+    state_bytes: int = 0
+    flows: int = 0
+    packets_moved: int = 0
+    held_by_new: int = 0
+    rolled_back: bool = False
+
+    @property
+    def held_window_s(self) -> float:
+        """From the old NF's buffer start to the new NF's release: the extra delay a packet can see."""
+        return sum(self.timings.get(step, 0.0) for step in ("quiesce", "state", "remap", "drain", "release"))
+
+
+class Migrator:
+    """Runs migrations. `step_hook(step, server)` is called before each step (for observers)."""
+
+    def __init__(self, inventory: Inventory, launcher: Launcher, portmap: PortMapper, *,
+                 free_port: Callable[[], str], clock: Callable[[], float] = time.time,
+                 step_hook: Callable[[str, Server], None] | None = None):
+        self.inventory = inventory
+        self.launcher = launcher
+        self.portmap = portmap
+        self.free_port = free_port
+        self.clock = clock
+        self.step_hook = step_hook or (lambda step, server: None)
+        self.reports: list[MigrationReport] = []
+
+    def ports_in_use(self) -> set[str]:
+        return {s.migration["new_port"] for s in self.inventory.list()
+                if s.migration and s.migration.get("new_port")}
+
+    def migrate(self, server: Server, flavor: Flavor, target: str) -> Server:
+        report = MigrationReport(server=server.id, source=server.side, target=target)
+        journal = {"target": target, "new_port": self.free_port(), "step": "start",
+                   "new_id": f"{server.id}.{int(self.clock() * 1000)}"}
+        server = self.inventory.update(server.id, status="MIGRATING", migration=journal)
+        old = NfControl(server.control)
+        new: NfControl | None = None
+        try:
+            for step in STEPS:
+                server = self._journal(server, step=step)
+                self.step_hook(step, server)
+                started = time.perf_counter()
+                if step == "start":
+                    new = self._start(server, flavor)
+                elif step == "quiesce":
+                    old.buffer_start()
+                elif step == "state":
+                    blob = old.state_get()
+                    report.flows = new.state_put(blob, replace=True)
+                    report.state_bytes = len(blob)
+                elif step == "remap":
+                    self._check_alive(new, "the new NF")
+                    self.portmap.remap(server.vport, target, journal["new_port"])
+                elif step == "drain":
+                    report.packets_moved = self._drain(old, new)
+                elif step == "release":
+                    report.held_by_new = new.buffer_release()
+                elif step == "retire":
+                    server = self._retire(server)
+                report.timings[step] = time.perf_counter() - started
+        except (AgentError, NfControlError, OSError) as exc:
+            report.rolled_back = True
+            self.reports.append(report)
+            failed_at = self.inventory.get(server.id).migration["step"]
+            self._roll_back(self.inventory.get(server.id), old, new)
+            raise MigrationError(f"migration of {server.name} to {target} failed at step "
+                                 f"'{failed_at}': {exc}; it stays on {report.source}") from exc
+        finally:
+            old.close()
+            if new is not None:
+                new.close()
+        self.reports.append(report)
+        log.info("migrated %s %s -> %s in %.1f ms (held %.1f ms, %d flows, %d B state, %d packets moved)",
+                 server.name, report.source, target, sum(report.timings.values()) * 1e3,
+                 report.held_window_s * 1e3, report.flows, report.state_bytes, report.packets_moved)
+        return server
+
+    def _journal(self, server: Server, **changes) -> Server:
+        return self.inventory.update(server.id, migration={**server.migration, **changes})
+
+    def _start(self, server: Server, flavor: Flavor) -> NfControl:
+        journal = server.migration
+        instance = self.launcher.start_nf(journal["new_id"], flavor.binary, journal["target"],
+                                          journal["new_port"], server.config.get("nf_config"), buffering=True)
+        self._journal(server, new_pid=instance.pid, new_pid_start=instance.pid_start,
+                      new_control=instance.control, new_netns=instance.netns)
+        return NfControl(instance.control)
+
+    @staticmethod
+    def _check_alive(ctl: NfControl, what: str) -> None:
+        try:
+            ctl.ping()
+        except (NfControlError, OSError) as exc:
+            raise Conflict(f"{what} does not answer: {exc}") from None
+
+    def _drain(self, old: NfControl, new: NfControl) -> int:
+        """Move everything the old NF holds, until nothing more reaches it for QUIET_S."""
+        moved = 0
+        deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        last_rx, quiet_since = old.stats()["rx"], time.monotonic()
+        while True:
+            packets = old.buffer_take_all()
+            if packets:
+                moved += new.inject(packets)
+            rx = old.stats()["rx"]
+            now = time.monotonic()
+            if rx != last_rx:
+                last_rx, quiet_since = rx, now
+            elif now - quiet_since >= QUIET_S and not old.stats()["buffered"]:
+                return moved
+            if now > deadline:
+                raise Conflict(f"the old NF still receives packets {DRAIN_TIMEOUT_S:g} s after the remap")
+
+    def _retire(self, server: Server) -> Server:
+        journal = server.migration
+        self.launcher.stop(server.id, "nf", server.side, server.port, server.pid, server.pid_start)
+        self.launcher.forget(server.id)
+        return self.inventory.update(
+            server.id, status="ACTIVE", side=journal["target"], port=journal["new_port"],
+            pid=journal["new_pid"], pid_start=journal["new_pid_start"], control=journal["new_control"],
+            netns=journal.get("new_netns"), moved_at=self.clock(), migration=None)
+
+    def _roll_back(self, server: Server, old: NfControl, new: NfControl | None) -> None:
+        """Put the NF back on its old side, forwarding, with whatever it held processed in order."""
+        journal = server.migration
+        step = journal["step"]
+        if STEPS.index(step) >= STEPS.index("remap"):
+            # The remap may have happened: point the virtual port back at the old port.
+            self.portmap.remap(server.vport, server.side, server.port)
+            if new is not None:
+                try:
+                    packets = new.buffer_take_all()
+                    if packets:
+                        old.inject(packets)
+                except (NfControlError, OSError) as exc:
+                    log.error("rollback of %s: cannot take back what the new NF holds: %s", server.name, exc)
+        try:
+            if old.stats()["buffering"]:
+                old.buffer_release()
+        except (NfControlError, OSError) as exc:
+            log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
+        self.launcher.stop(journal["new_id"], "nf", journal["target"], journal["new_port"],
+                           journal.get("new_pid"), journal.get("new_pid_start"))
+        self.launcher.forget(journal["new_id"])
+        self.inventory.update(server.id, status="ACTIVE", migration=None)
+
+    def recover(self, server: Server) -> Server:
+        """Finish or undo a migration the agent was running when it stopped."""
+        journal = server.migration or {}
+        mapped = self.portmap.mappings().get(server.vport)
+        old = NfControl(server.control)
+        new = NfControl(journal["new_control"]) if journal.get("new_control") else None
+        try:
+            if mapped == (journal.get("target"), journal.get("new_port")):
+                self._drain(old, new)
+                new.buffer_release()
+                server = self._retire(server)
+                log.info("recovered migration of %s: finished on %s", server.name, server.side)
+            else:
+                self._roll_back(server, old, new)
+                server = self.inventory.get(server.id)
+                log.info("recovered migration of %s: undone, stays on %s", server.name, server.side)
+        finally:
+            old.close()
+            if new is not None:
+                new.close()
+        return server

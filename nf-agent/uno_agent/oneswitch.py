@@ -1,0 +1,60 @@
+"""OneSwitch's REST API as the agent uses it: virtual ports for physical ones, and remapping.
+
+The controller only ever sees the virtual ports this client asks for; OneSwitch
+announces them with PORT_STATUS. Network failures and 5xx become Unavailable,
+refusals (4xx) become Conflict, each with OneSwitch's own reason.
+"""
+from __future__ import annotations
+
+import requests
+
+from uno_agent.errors import Conflict, Unavailable
+
+TIMEOUT_S = 10.0
+
+
+class PortMapper:
+    """Client of OneSwitch's /v1/ports resources."""
+
+    def __init__(self, base_url: str):
+        self.base_url = base_url.rstrip("/")
+        self.session = requests.Session()
+
+    def _call(self, method: str, path: str, *, missing_ok: bool = False, **kwargs) -> dict | None:
+        try:
+            response = self.session.request(method, self.base_url + path, timeout=TIMEOUT_S, **kwargs)
+        except requests.RequestException as exc:
+            raise Unavailable(f"OneSwitch at {self.base_url} does not answer: "
+                              f"{exc.__class__.__name__}") from None
+        if response.status_code >= 500:
+            raise Unavailable(f"OneSwitch {method} {path}: {response.status_code} {_reason(response)}")
+        if response.status_code == 404 and missing_ok:
+            return None
+        if response.status_code >= 400:
+            raise Conflict(f"OneSwitch refused {method} {path}: {_reason(response)}")
+        return response.json() if response.content else None
+
+    def health(self) -> dict:
+        return self._call("GET", "/v1/health")
+
+    def add(self, switch_id: str, port: str) -> int:
+        """Map the physical port to a fresh virtual port; returns its number."""
+        mapping = self._call("POST", "/v1/ports", json={"switch": switch_id, "port": port})
+        return int(mapping["virtual_port"])
+
+    def remove(self, vport: int) -> None:
+        """Unmap a virtual port; one that is not mapped any more is fine."""
+        self._call("DELETE", f"/v1/ports/{vport}", missing_ok=True)
+
+    def mappings(self) -> dict[int, tuple[str, str]]:
+        """Virtual port -> (switch id, physical port name)."""
+        ports = self._call("GET", "/v1/ports")["ports"]
+        return {int(p["virtual_port"]): (p["switch"], p["port"]) for p in ports}
+
+
+def _reason(response: requests.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:200]
+    return str(body.get("error", body))[:200]

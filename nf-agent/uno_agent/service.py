@@ -1,0 +1,307 @@
+"""The agent's service layer: create, delete, migrate and place VMs and NFs.
+
+Each operation is a short sequence of steps over the platform (ports, VMs), the
+launcher (NF processes), OneSwitch (virtual ports) and the placement solver; the
+inventory is updated before each step so a crash leaves a record of what may
+exist, and a failed step undoes the ones before it. Mutations are serialised by
+one lock; reads are lock-free.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+
+from uno_agent.catalog import Flavor
+from uno_agent.errors import AgentError, BadRequest, Conflict, NotFound, Unavailable
+from uno_agent.flows import dump_virtual_flows, pair_counters
+from uno_agent.inventory import Inventory, Server
+from uno_agent.launcher import Launcher, vm_index
+from uno_agent.monitor import Edge, TrafficMatrix
+from uno_agent.oneswitch import PortMapper
+from uno_agent.placement import Decision, Placer, port_node
+from uno_platform.base import Platform
+from uno_platform.errors import PlatformError
+
+log = logging.getLogger(__name__)
+
+MAX_NF_PORTS = 1000
+
+
+class AgentService:
+    """What the API and the monitor call; owns the inventory's consistency with the world."""
+
+    def __init__(self, *, platform: Platform, inventory: Inventory, flavors: dict[str, Flavor],
+                 launcher: Launcher, portmap: PortMapper, placer: Placer,
+                 traffic: TrafficMatrix, flows_target: str, migrator=None,
+                 clock: Callable[[], float] = time.time):
+        self.platform = platform
+        self.inventory = inventory
+        self._flavors = flavors
+        self.launcher = launcher
+        self.portmap = portmap
+        self.placer = placer
+        self.traffic_matrix = traffic
+        self.flows_target = flows_target
+        self.migrator = migrator
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._decision: Decision | None = None
+        self.counters = {"created": 0, "deleted": 0, "migrations": 0, "migration_failures": 0,
+                         "placements": 0}
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def flavors(self) -> list[Flavor]:
+        return sorted(self._flavors.values(), key=lambda f: f.id)
+
+    def flavor(self, flavor_id: str) -> Flavor:
+        try:
+            return self._flavors[flavor_id]
+        except KeyError:
+            raise NotFound(f"flavor {flavor_id!r} does not exist") from None
+
+    def servers(self) -> list[Server]:
+        return self.inventory.list()
+
+    def server(self, server_id: str) -> Server:
+        server = self.inventory.get(server_id)
+        if server is None:
+            raise NotFound(f"server {server_id!r} does not exist")
+        return server
+
+    def switch_ids(self) -> list[str]:
+        return [sw["id"] for sw in self.platform.description["switches"]]
+
+    # -- create / delete -----------------------------------------------------------------
+
+    def create_server(self, *, name: str, flavor_id: str, pin: str | None = None,
+                      expected_gbps: float = 0.0, nf_config: str | None = None) -> Server:
+        flavor = self._flavors.get(flavor_id)
+        if flavor is None:
+            raise BadRequest(f"flavorRef {flavor_id!r} does not exist")
+        if pin is not None:
+            self._check_side(flavor, pin)
+        if flavor.kind == "vm" and nf_config is not None:
+            raise BadRequest("uno:nf_config is for NFs, not VMs")
+        with self._lock:
+            if any(s.name == name for s in self.inventory.list()):
+                raise Conflict(f"a server named {name!r} exists already")
+            server = Server(id=str(uuid.uuid4()), name=name, flavor=flavor.id, kind=flavor.kind,
+                            status="BUILD", created_at=self.clock(), pin=pin,
+                            config={"expected_gbps": expected_gbps, "nf_config": nf_config})
+            self.inventory.add(server)
+            try:
+                if flavor.kind == "vm":
+                    server = self._build_vm(server)
+                else:
+                    server = self._build_nf(server, flavor, expected_gbps, nf_config)
+            except BaseException:
+                self._teardown(self.inventory.get(server.id))
+                self.inventory.delete(server.id)
+                raise
+            self.counters["created"] += 1
+            log.info("created %s %s (%s) on %s, virtual port %s", flavor.kind, name, server.id,
+                     server.side, server.vport)
+            return server
+
+    def _check_side(self, flavor: Flavor, side: str) -> None:
+        if side not in self.switch_ids():
+            raise BadRequest(f"{side!r} is not a side of this server (have {', '.join(self.switch_ids())})")
+        role = "host" if side == "host" else "snic"
+        if getattr(flavor, role) is None:
+            raise BadRequest(f"flavor {flavor.id!r} cannot run on {side}")
+
+    def _build_vm(self, server: Server) -> Server:
+        used = {int(vm["id"][2:]) for vm in self.platform.description["vms"]}
+        used |= {vm_index(s.port) for s in self.inventory.list() if s.kind == "vm" and s.port}
+        index = next(i for i in range(10_000) if i not in used)
+        server = self.inventory.update(server.id, side="host", port=f"{self.platform.prefix}vm{index}")
+        vm = self.launcher.start_vm(server.id, index)
+        server = self.inventory.update(server.id, port=vm.port, netns=vm.netns, ip=vm.ip, mac=vm.mac,
+                                       pid=vm.pid, pid_start=vm.pid_start)
+        vport = self.portmap.add("host", vm.port)
+        return self.inventory.update(server.id, vport=vport, status="ACTIVE")
+
+    def _build_nf(self, server: Server, flavor: Flavor, expected_gbps: float,
+                  nf_config: str | None) -> Server:
+        decision = self.placer.place_new(self.inventory.list(), server, expected_gbps,
+                                         self.traffic_matrix.rates(), now=self.clock())
+        side = decision.servers[server.id]
+        self._record_decision(decision)
+        server = self.inventory.update(server.id, side=side, port=self._free_port_name())
+        nf = self.launcher.start_nf(server.id, flavor.binary, side, server.port, nf_config)
+        server = self.inventory.update(server.id, pid=nf.pid, pid_start=nf.pid_start, control=nf.control,
+                                       netns=nf.netns)
+        vport = self.portmap.add(side, server.port)
+        return self.inventory.update(server.id, vport=vport, status="ACTIVE")
+
+    def _free_port_name(self) -> str:
+        taken = {s.port for s in self.inventory.list() if s.port}
+        if self.migrator is not None:
+            taken |= self.migrator.ports_in_use()
+        for k in range(MAX_NF_PORTS):
+            name = f"{self.platform.prefix}n{k}"
+            if name not in taken:
+                return name
+        raise Conflict(f"all {MAX_NF_PORTS} NF port names are in use")
+
+    def delete_server(self, server_id: str) -> None:
+        with self._lock:
+            server = self.server(server_id)
+            if server.status == "MIGRATING":
+                raise Conflict(f"server {server.name!r} is migrating")
+            self._teardown(server)
+            self.inventory.delete(server_id)
+            self.launcher.forget(server_id)
+            self.counters["deleted"] += 1
+            log.info("deleted %s %s (%s)", server.kind, server.name, server_id)
+
+    def _teardown(self, server: Server | None) -> None:
+        """Undo whatever of `server` exists, newest first; tolerant of missing parts."""
+        if server is None:
+            return
+        if server.vport is not None:
+            self.portmap.remove(server.vport)
+        self.launcher.stop(server.id, server.kind, server.side, server.port, server.pid, server.pid_start)
+
+    # -- migration and placement ---------------------------------------------------------
+
+    def migrate(self, server_id: str, target: str | None, *, trigger: str) -> Server:
+        with self._lock:
+            server = self.server(server_id)
+            flavor = self.flavor(server.flavor)
+            if server.kind != "nf":
+                raise Conflict("only NFs migrate; VMs stay on the host")
+            if server.status != "ACTIVE":
+                raise Conflict(f"server {server.name!r} is {server.status}, not ACTIVE")
+            if target is None:
+                target = "host" if server.side != "host" else self._default_snic()
+            self._check_side(flavor, target)
+            if server.pin is not None and server.pin != target:
+                raise Conflict(f"server {server.name!r} is pinned to {server.pin}")
+            if target == server.side:
+                raise Conflict(f"server {server.name!r} already runs on {target}")
+            if self.migrator is None:
+                raise Conflict("migration is not available in this agent")
+            try:
+                moved = self.migrator.migrate(server, flavor, target)
+            except AgentError:
+                self.counters["migration_failures"] += 1
+                raise
+            self.counters["migrations"] += 1
+            log.info("migrated %s from %s to %s (%s)", server.name, server.side, target, trigger)
+            return moved
+
+    def _default_snic(self) -> str:
+        return next(s for s in self.switch_ids() if s != "host")
+
+    def placement(self) -> dict:
+        if self._decision is None:
+            return {"status": "none", "objective": None, "decided_at": None, "trigger": None,
+                    "servers": {s.id: s.side for s in self.inventory.list() if s.side}}
+        return self._decision.to_json()
+
+    def _record_decision(self, decision: Decision) -> None:
+        self._decision = decision
+        self.counters["placements"] += 1
+
+    def reoptimize(self, *, apply: bool, trigger: str) -> dict:
+        """Re-run placement on the measured traffic; with `apply`, migrate what it moves."""
+        with self._lock:
+            decision = self.placer.reoptimize(self.inventory.list(), self.traffic_matrix.rates(),
+                                              now=self.clock(), trigger=trigger)
+            self._record_decision(decision)
+            if apply:
+                for server_id, side in decision.moves.items():
+                    self.migrate(server_id, side, trigger=trigger)
+            return decision.to_json()
+
+    def read_counters(self) -> dict[Edge, int]:
+        """Bytes between pairs of nodes so far, from the virtual rules' counters (for the monitor)."""
+        owner = {vport: port_node(switch, port) for vport, (switch, port) in self.portmap.mappings().items()}
+        owner.update({s.vport: s.id for s in self.inventory.list() if s.vport is not None})
+        return pair_counters(dump_virtual_flows(self.flows_target), owner)
+
+    # -- views -----------------------------------------------------------------------------
+
+    def traffic(self) -> dict:
+        names = {s.id: s.name for s in self.inventory.list()}
+        edges = [{"from": names.get(a, a), "to": names.get(b, b), "gbps": rate}
+                 for (a, b), rate in sorted(self.traffic_matrix.rates().items())]
+        nodes = {names.get(n, n): rate for n, rate in sorted(self.traffic_matrix.node_rates().items())}
+        return {"updated": self.traffic_matrix.updated, "edges": edges, "servers": nodes}
+
+    def hypervisors(self) -> list[dict]:
+        return [self.hypervisor(switch_id) for switch_id in self.switch_ids()]
+
+    def hypervisor(self, switch_id: str) -> dict:
+        if switch_id not in self.switch_ids():
+            raise NotFound(f"hypervisor {switch_id!r} does not exist")
+        sw = self.platform.switch(switch_id)
+        servers = [s for s in self.inventory.list() if s.side == switch_id]
+        usage = self.placer.usage(self.inventory.list(), self.traffic_matrix.rates())
+        capacity = sw["cgroup"]["cores"] if sw["role"] == "snic" else self.placer.host_cores
+        view = {
+            "id": switch_id, "hypervisor_hostname": switch_id, "hypervisor_type": sw["role"],
+            "state": "up", "status": "enabled", "vcpus": capacity,
+            "vcpus_used": round(usage.cpu.get(switch_id, 0.0), 4),
+            "memory_mb": self.placer.memory_mb(switch_id),
+            "memory_mb_used": usage.mem.get(switch_id, 0.0),
+            "running_vms": sum(1 for s in servers if s.status in ("ACTIVE", "MIGRATING")),
+            "cpu_seconds": round(self.platform.cpu_seconds()[switch_id], 3),
+            "uno:pcie": None,
+        }
+        if sw["role"] == "snic":
+            link = next(link for link in self.platform.description["pcie_links"] if link["snic"] == switch_id)
+            view["uno:pcie"] = {"capacity_gbps": link["gbps"],
+                                "used_gbps": round(usage.pcie.get(switch_id, 0.0), 6)}
+        return view
+
+    def health(self) -> dict:
+        checks = {"inventory": "ok"}
+        try:
+            checks["platform"] = "ok" if self.platform.status()["healthy"] else "unhealthy"
+        except PlatformError as exc:
+            checks["platform"] = f"error: {exc}"
+        try:
+            self.portmap.health()
+            checks["oneswitch"] = "ok"
+        except Unavailable as exc:
+            checks["oneswitch"] = f"error: {exc}"
+        status = "ok" if all(v == "ok" for v in checks.values()) else "degraded"
+        return {"status": status, "checks": checks}
+
+    # -- start-up --------------------------------------------------------------------------
+
+    def recover(self) -> dict[str, list[str]]:
+        """Re-adopt what survived an agent restart; report the dead; launch nothing.
+
+        A server still in BUILD was being created when the agent stopped: it is
+        removed. An NF whose process is gone, or a VM whose namespace is gone, is
+        marked ERROR for the operator to delete.
+        """
+        report: dict[str, list[str]] = {"adopted": [], "dead": [], "removed": []}
+        with self._lock:
+            for server in self.inventory.list():
+                if server.status == "BUILD":
+                    self._teardown(server)
+                    self.inventory.delete(server.id)
+                    report["removed"].append(server.name)
+                    continue
+                if server.status == "MIGRATING" and self.migrator is not None:
+                    server = self.migrator.recover(server)
+                alive = self.launcher.alive(server.id, server.kind, server.pid, server.pid_start,
+                                            server.netns)
+                if alive:
+                    report["adopted"].append(server.name)
+                elif server.status != "ERROR":
+                    self.inventory.update(server.id, status="ERROR",
+                                          fault="the instance died while the agent was not running")
+                    report["dead"].append(server.name)
+                else:
+                    report["dead"].append(server.name)
+        log.info("recovered inventory: %s", report)
+        return report
