@@ -24,11 +24,13 @@ import org.uno.oneswitch.model.PortSpec;
  * @param maxBackoffMs       longest wait between attempts to reach a controller
  * @param logLevel           error, warn, info or debug
  * @param commandSockets     send commands over the bridges' management sockets when described
+ * @param remapGraceMs       how long a remap keeps the old port's entries (its NF may still send)
+ * @param stateFile          where the virtual switch's state is saved and restored, if anywhere
  */
 public record Config(DatapathId datapathId, List<InetSocketAddress> controllers, Optional<InetSocketAddress> listen,
                      InetSocketAddress southbound, Optional<InetSocketAddress> rest, Optional<Path> platform,
                      Set<PortSpec.Kind> autoMap, int tables, int echoIntervalSec, long maxBackoffMs, String logLevel,
-                     boolean commandSockets) {
+                     boolean commandSockets, long remapGraceMs, Optional<Path> stateFile) {
     public Config {
         controllers = List.copyOf(controllers);
         autoMap = Set.copyOf(autoMap);

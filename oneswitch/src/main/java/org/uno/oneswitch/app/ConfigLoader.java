@@ -40,6 +40,8 @@ public final class ConfigLoader {
         {"echo_interval", "--echo-interval", "5", "seconds of silence before an echo probe on an OpenFlow connection"},
         {"reconnect_max_backoff", "--reconnect-max-backoff", "8", "longest wait in seconds between attempts to reach a controller"},
         {"command_sockets", "--command-sockets", "true", "send flow_mods/stats/barriers over the bridges' management sockets named in the description (true/false)"},
+        {"remap_grace", "--remap-grace", "1000", "milliseconds a remap keeps the old port's entries (0..60000)"},
+        {"state_file", "--state-file", "", "file where rules, groups, port map and tags are saved and restored from"},
         {"log_level", "--log-level", "info", "error, warn, info or debug"},
     };
 
@@ -179,7 +181,16 @@ public final class ConfigLoader {
                 rest.equals("none") ? Optional.empty() : Optional.of(Address.hostPort(rest, rest)),
                 platform.isEmpty() ? Optional.empty() : Optional.of(Path.of(platform.get(0))), kinds,
                 integer(v, "tables", 1, 200), integer(v, "echo_interval", 1, 3600),
-                integer(v, "reconnect_max_backoff", 1, 3600) * 1000L, level, bool(v, "command_sockets"));
+                integer(v, "reconnect_max_backoff", 1, 3600) * 1000L, level, bool(v, "command_sockets"),
+                integer(v, "remap_grace", 0, 60000), optionalPath(v, "state_file"));
+    }
+
+    private static Optional<Path> optionalPath(Map<String, List<String>> v, String key) throws ConfigException {
+        List<String> l = v.get(key);
+        if (l.size() > 1) {
+            throw new ConfigException(key + " takes one value");
+        }
+        return l.isEmpty() || l.get(0).equals("none") ? Optional.empty() : Optional.of(Path.of(l.get(0)));
     }
 
     private static String single(Map<String, List<String>> v, String key) throws ConfigException {

@@ -44,7 +44,7 @@ public final class OneSwitch implements AutoCloseable {
         physical = new PhysicalSwitches(topology);
         north = new Northbound(group, transport, config.echoIntervalSec(), MAX_IDLE_PROBES);
         vs = new VirtualSwitch(config.datapathId(), config.tables(), topology, physical, north.notifier(),
-                System::nanoTime);
+                System::nanoTime, (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS), config.remapGraceMs());
         physical.setEvents(vs);
         north.serve(vs, physical, new Northbound.Identity("UNO", "OneSwitch virtual switch",
                 "OneSwitch " + VERSION, "None", "OneSwitch " + config.datapathId()));
@@ -85,7 +85,7 @@ public final class OneSwitch implements AutoCloseable {
             rest = RestServer.start(config.rest().get(), loop, new RestApi(vs, physical::connected,
                     north::connectedControllers));
         }
-        loop.scheduleAtFixedRate(() -> vs.flows().tick(), 1, 1, TimeUnit.SECONDS);
+        loop.scheduleAtFixedRate(() -> vs.gate().whenOpen(vs.flows()::tick), 1, 1, TimeUnit.SECONDS);
         LOG.info("OneSwitch {} up ({}): datapath {}, {} tables, {} virtual ports, switches {}", VERSION, transport,
                 vs.datapathId(), vs.tables(), vs.ports().current().size(),
                 vs.topology().switches().stream().map(s -> s.id()).toList());

@@ -58,8 +58,10 @@ public final class PlatformLoader {
             require(role.equals("host") || role.equals("snic"), "switch role must be host or snic, not " + role);
             String openflow = s.path("openflow").asText("");
             Optional<String> mgmt = openflow.startsWith("unix:") ? Optional.of(openflow.substring(5)) : Optional.empty();
+            String appctl = s.path("appctl").asText("");
             switches.add(new SwitchSpec(text(s, "id"), role.equals("host") ? SwitchSpec.Role.HOST : SwitchSpec.Role.SNIC,
-                    datapathId(text(s, "datapath_id")), ports, mgmt));
+                    datapathId(text(s, "datapath_id")), ports, mgmt,
+                    appctl.isEmpty() ? Optional.empty() : Optional.of(appctl)));
         }
         List<SwitchSpec> hosts = switches.stream().filter(s -> s.role() == SwitchSpec.Role.HOST).toList();
         require(hosts.size() == 1, "need exactly one switch with role host, have " + hosts.size());

@@ -9,6 +9,10 @@ import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
 import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
+import org.projectfloodlight.openflow.protocol.OFGroupDescStatsEntry;
+import org.projectfloodlight.openflow.protocol.OFGroupMod;
+import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFBucket;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.action.OFAction;
 import org.projectfloodlight.openflow.protocol.action.OFActionGroup;
@@ -22,6 +26,7 @@ import org.projectfloodlight.openflow.protocol.instruction.OFInstructionWriteMet
 import org.projectfloodlight.openflow.protocol.match.Match;
 import org.projectfloodlight.openflow.protocol.OFMatchV3;
 import org.projectfloodlight.openflow.types.OFBufferId;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
@@ -29,7 +34,12 @@ import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.RuleKey;
+import org.uno.oneswitch.model.Bucket;
+import org.uno.oneswitch.translate.GroupChange;
 import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.translate.Layout;
+import org.uno.oneswitch.translate.PhysicalGroup;
+import org.uno.oneswitch.translate.PlanChange;
 import org.uno.oneswitch.translate.PhysicalChange;
 import org.uno.oneswitch.translate.PhysicalKey;
 
@@ -49,7 +59,7 @@ public final class PhysicalMessages {
             case ADD -> f.buildFlowAdd();
             case MODIFY -> f.buildFlowModifyStrict();
             case DELETE -> f.buildFlowDeleteStrict().setCookieMask(U64.NO_MASK).setOutPort(OFPort.ANY)
-                    .setOutGroup(org.projectfloodlight.openflow.types.OFGroup.ANY);
+                    .setOutGroup(OFGroup.ANY);
         };
         Set<OFFlowModFlags> flags = resetCounts ? EnumSet.of(OFFlowModFlags.RESET_COUNTS)
                 : EnumSet.noneOf(OFFlowModFlags.class);
@@ -59,6 +69,46 @@ public final class PhysicalMessages {
             b.setInstructions(InstructionCodec.encode(change.instructions(), f));
         }
         return b;
+    }
+
+    /** The message that makes {@code change}; {@code resetCounts} clears a flow entry's counters. */
+    public static OFMessage.Builder message(PlanChange change, boolean resetCounts, OFFactory f) {
+        return change instanceof PhysicalChange c ? flowMod(c, resetCounts, f) : groupMod((GroupChange) change, f);
+    }
+
+    /** The group_mod that makes {@code change}. */
+    public static OFGroupMod.Builder groupMod(GroupChange change, OFFactory f) {
+        PhysicalGroup g = change.group();
+        OFGroupMod.Builder b = switch (change.kind()) {
+            case ADD -> f.buildGroupAdd();
+            case MODIFY -> f.buildGroupModify();
+            case DELETE -> f.buildGroupDelete();
+        };
+        b.setGroup(OFGroup.of((int) g.groupId())).setGroupType(g.type());
+        if (change.kind() != PhysicalChange.Kind.DELETE) {
+            b.setBuckets(buckets(g.buckets(), f));
+        }
+        return b;
+    }
+
+    /** The openflowj buckets for {@code buckets}. */
+    public static List<OFBucket> buckets(List<Bucket> buckets, OFFactory f) {
+        List<OFBucket> out = new ArrayList<>(buckets.size());
+        for (Bucket b : buckets) {
+            out.add(f.buildBucket().setWeight(b.weight()).setWatchPort(b.watchPort()).setWatchGroup(b.watchGroup())
+                    .setActions(InstructionCodec.encodeActions(b.actions(), f)).build());
+        }
+        return out;
+    }
+
+    /** A group reported by {@code switchId} in a GROUP_DESC reply, as a {@link PhysicalGroup}. */
+    public static PhysicalGroup installedGroup(String switchId, OFGroupDescStatsEntry e) {
+        List<Bucket> buckets = new ArrayList<>();
+        for (OFBucket b : e.getBuckets()) {
+            buckets.add(new Bucket(b.getWeight(), b.getWatchPort(), b.getWatchGroup(), actionsLenient(b.getActions())));
+        }
+        long id = Integer.toUnsignedLong(e.getGroup().getGroupNumber());
+        return new PhysicalGroup(switchId, id, e.getGroupType(), buckets, Layout.tagOfGroup(id));
     }
 
     /** A packet-out of {@code data} from {@code inPort} with {@code actions}. */

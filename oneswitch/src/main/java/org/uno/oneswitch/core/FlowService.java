@@ -11,61 +11,62 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
+import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
 import org.projectfloodlight.openflow.protocol.OFFlowRemovedReason;
+import org.projectfloodlight.openflow.types.OFGroup;
+import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.MatchCodec;
-import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowFilter;
+import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.FlowModRequest;
+import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.store.VirtualFlowTable;
+import org.uno.oneswitch.store.VirtualGroupTable;
 import org.uno.oneswitch.translate.InstalledEntry;
-import org.uno.oneswitch.translate.PhysicalChange;
-import org.uno.oneswitch.translate.PhysicalPlan;
-import org.uno.oneswitch.translate.PhysicalRule;
-import org.uno.oneswitch.translate.Translator;
+import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.translate.Translation;
 
 /**
  * Applies flow_mods to the virtual tables and keeps the physical switches following them:
- * decide ({@link FlowModPlanner}), translate every affected rule, update the {@link PhysicalPlan}
- * (all or nothing), commit the virtual change, then send the physical changes. Also retranslates
- * everything when the port map changes, expires rules, and reports removed rules to controllers.
+ * decide ({@link FlowModPlanner}), translate every affected rule, update the plan (all or
+ * nothing), commit the virtual change, then send the physical changes. Also expires rules, reads
+ * their counters and reports removed rules to controllers.
  *
  * <p>Invariant: the plan is always the translation of exactly the rules in the virtual table
  * under the current port map; a refused request changes neither.
  */
 public final class FlowService {
-    private static final Logger LOG = LoggerFactory.getLogger(FlowService.class);
-
     private final VirtualFlowTable table;
-    private final PhysicalPlan plan;
-    private final Translator translator;
+    private final VirtualGroupTable groups;
+    private final PlanService planner;
     private final Supplier<PortMap> ports;
     private final PhysicalNetwork net;
     private final ControllerNotifier notifier;
-    private final CounterFetcher counters;
     private final LongSupplier clock;
+    private final Runnable changed;
     private final Expiry expiry = new Expiry();
     private boolean idlePollPending;
 
-    public FlowService(VirtualFlowTable table, PhysicalPlan plan, Translator translator, Supplier<PortMap> ports,
-                       PhysicalNetwork net, ControllerNotifier notifier, LongSupplier clock) {
+    public FlowService(VirtualFlowTable table, VirtualGroupTable groups, PlanService planner, Supplier<PortMap> ports,
+                       PhysicalNetwork net, ControllerNotifier notifier, LongSupplier clock, Runnable changed) {
         this.table = table;
-        this.plan = plan;
-        this.translator = translator;
+        this.groups = groups;
+        this.planner = planner;
         this.ports = ports;
         this.net = net;
         this.notifier = notifier;
-        this.counters = new CounterFetcher(net);
         this.clock = clock;
+        this.changed = changed;
     }
 
     /** Applies {@code req}; physical errors caused by it go to {@code onError}. */
@@ -74,48 +75,47 @@ public final class FlowService {
         if (change.isEmpty()) {
             return;
         }
-        Map<Long, List<PhysicalRule>> translations = new LinkedHashMap<>();
+        Map<Owner, Translation> translations = new LinkedHashMap<>();
         for (VirtualRule r : change.upserts()) {
-            translations.put(r.id(), translator.translate(r, ports.get()));
+            checkGroups(r);
+            translations.put(Owner.rule(r.id()), planner.translate(r, ports.get()));
         }
         for (VirtualRule r : change.removals()) {
-            translations.put(r.id(), List.of());
+            translations.put(Owner.rule(r.id()), Translation.EMPTY);
         }
         CompletableFuture<Map<Long, Counts>> finalCounts = change.removals().isEmpty() ? null
                 : countersOf(notifiable(change.removals()));
-        List<PhysicalChange> changes = plan.replace(translations);
+        boolean reset = req.flags().contains(OFFlowModFlags.RESET_COUNTS);
+        var diff = planner.replace(translations);
         change.upserts().forEach(table::put);
         change.removals().forEach(r -> forget(r.id()));
-        send(changes, req.flags().contains(OFFlowModFlags.RESET_COUNTS), onError);
+        if (reset) {
+            change.upserts().forEach(r -> planner.forgetCarried(r.id()));
+        }
+        planner.send(diff.inOrder(), reset, onError);
+        changed.run();
         if (finalCounts != null) {
             notifyRemoved(change.removals(), OFFlowRemovedReason.DELETE, finalCounts);
         }
     }
 
-    /**
-     * Retranslates every rule under {@code next} and sends the difference; throws, changing
-     * nothing, when some rule cannot be translated under it.
-     */
-    public void retranslateAll(PortMap next) throws TranslationConflictException {
-        Map<Long, List<PhysicalRule>> translations = new LinkedHashMap<>();
-        for (VirtualRule r : table.all()) {
-            try {
-                translations.put(r.id(), translator.translate(r, next));
-            } catch (TranslationConflictException e) {
-                throw e;
-            } catch (OpenFlowException e) {
-                throw new IllegalStateException("stored rule no longer valid: " + r, e);
-            }
+    /** Removes every rule that applies group {@code groupId} (the group is being deleted). */
+    void removeUsersOf(long groupId) {
+        List<VirtualRule> users = table.select(new FlowFilter(FlowFilter.ALL_TABLES, FlowMatch.ANY, false, 0, U64.ZERO,
+                U64.ZERO, OFPort.ANY, OFGroup.of((int) groupId)));
+        if (users.isEmpty()) {
+            return;
         }
-        send(plan.replace(translations), false, FlowService::logError);
-    }
-
-    /** Makes {@code switchId}'s table equal to the plan, given the entries it reported. */
-    public void reconcile(String switchId, Collection<InstalledEntry> actual) {
-        List<PhysicalChange> changes = org.uno.oneswitch.translate.Reconciler.diff(plan.entries(switchId), actual);
-        LOG.info("reconciling {}: {} entries planned, {} found, {} changes", switchId, plan.entries(switchId).size(),
-                actual.size(), changes.size());
-        send(changes, false, FlowService::logError);
+        CompletableFuture<Map<Long, Counts>> finalCounts = countersOf(notifiable(users));
+        Map<Owner, Translation> gone = new LinkedHashMap<>();
+        users.forEach(r -> gone.put(Owner.rule(r.id()), Translation.EMPTY));
+        try {
+            planner.apply(gone, false, PlanService::logError);
+        } catch (TranslationConflictException e) {
+            throw new IllegalStateException("removing rules cannot conflict", e);
+        }
+        users.forEach(r -> forget(r.id()));
+        notifyRemoved(users, OFFlowRemovedReason.GROUP_DELETE, finalCounts);
     }
 
     /** Expires rules whose hard timeout passed, and (one poll at a time) idle ones. */
@@ -146,15 +146,15 @@ public final class FlowService {
         List<InstalledEntry> entries = new ArrayList<>();
         Map<Long, List<U64>> cookies = new HashMap<>();
         for (VirtualRule r : rules) {
-            for (InstalledEntry e : plan.countingEntries(r.id())) {
+            for (InstalledEntry e : planner.plan().countingEntries(r.id())) {
                 entries.add(e);
                 cookies.computeIfAbsent(r.id(), id -> new ArrayList<>()).add(e.cookie());
             }
         }
-        return counters.fetch(entries).thenApply(byCookie -> {
+        return planner.counters().fetch(entries).thenApply(byCookie -> {
             Map<Long, Counts> out = new HashMap<>();
             for (VirtualRule r : rules) {
-                Counts c = Counts.ZERO;
+                Counts c = planner.carried(r.id());
                 for (U64 cookie : cookies.getOrDefault(r.id(), List.of())) {
                     c = c.plus(byCookie.getOrDefault(cookie, Counts.ZERO));
                 }
@@ -166,12 +166,36 @@ public final class FlowService {
 
     /** The virtual rule whose counting entry has physical cookie {@code cookie}. */
     public Optional<VirtualRule> ruleOfCookie(U64 cookie) {
-        return plan.countingOwner(cookie).flatMap(table::byId);
+        return planner.plan().countingOwner(cookie).flatMap(table::byId);
+    }
+
+    /** The rule with OneSwitch id {@code id}. */
+    public Optional<VirtualRule> rule(long id) {
+        return table.byId(id);
     }
 
     /** The rules {@code filter} selects. */
     public List<VirtualRule> select(FlowFilter filter) {
         return table.select(filter);
+    }
+
+    /** Every rule, in installation order. */
+    public Collection<VirtualRule> all() {
+        return table.all();
+    }
+
+    /** Refuses a rule applying a group that does not exist (OpenFlow's BAD_OUT_GROUP). */
+    private void checkGroups(VirtualRule r) throws BadActionException {
+        for (Instruction ins : r.instructions()) {
+            List<Action> actions = ins instanceof Instruction.ApplyActions a ? a.actions()
+                    : ins instanceof Instruction.WriteActions w ? w.actions() : List.of();
+            for (Action a : actions) {
+                if (a instanceof Action.Group g
+                        && groups.get(Integer.toUnsignedLong(g.group().getGroupNumber())).isEmpty()) {
+                    throw new BadActionException(OFBadActionCode.BAD_OUT_GROUP, "group " + g.group() + " does not exist");
+                }
+            }
+        }
     }
 
     private void remove(VirtualRule rule, OFFlowRemovedReason reason) {
@@ -180,17 +204,19 @@ public final class FlowService {
         }
         CompletableFuture<Map<Long, Counts>> finalCounts = countersOf(notifiable(List.of(rule)));
         try {
-            send(plan.replace(Map.of(rule.id(), List.of())), false, FlowService::logError);
+            planner.apply(Map.of(Owner.rule(rule.id()), Translation.EMPTY), false, PlanService::logError);
         } catch (TranslationConflictException e) {
             throw new IllegalStateException("removing a rule cannot conflict", e);
         }
         forget(rule.id());
+        changed.run();
         notifyRemoved(List.of(rule), reason, finalCounts);
     }
 
     private void forget(long id) {
         table.remove(id);
         expiry.forget(id);
+        planner.forgetCarried(id);
     }
 
     private static List<VirtualRule> notifiable(List<VirtualRule> rules) {
@@ -216,16 +242,5 @@ public final class FlowService {
                         .setByteCount(U64.of(c.bytes())).setMatch(MatchCodec.encode(r.match(), f)).build());
             }
         });
-    }
-
-    private void send(List<PhysicalChange> changes, boolean resetCounts, PhysicalNetwork.ErrorListener onError) {
-        OFFactory f = net.factory();
-        for (PhysicalChange c : changes) {
-            net.send(c.key().switchId(), PhysicalMessages.flowMod(c, resetCounts, f), onError);
-        }
-    }
-
-    private static void logError(String switchId, org.projectfloodlight.openflow.protocol.OFErrorMsg error) {
-        LOG.warn("switch {} refused a change OneSwitch made on its own: {}", switchId, error);
     }
 }

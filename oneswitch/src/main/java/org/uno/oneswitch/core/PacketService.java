@@ -10,6 +10,7 @@ import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,8 @@ import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.translate.Layout;
 import org.uno.oneswitch.translate.PacketOutTranslator;
 
 /**
@@ -35,21 +38,32 @@ public final class PacketService {
     private final FlowService flows;
     private final Supplier<PortMap> ports;
     private final PacketOutTranslator translator;
+    private final Topology topology;
+    private final Drains drains;
     private long dropped;
 
-    public PacketService(PhysicalNetwork net, ControllerNotifier notifier, FlowService flows, Supplier<PortMap> ports,
-                         PacketOutTranslator translator) {
+    PacketService(PhysicalNetwork net, ControllerNotifier notifier, FlowService flows, Supplier<PortMap> ports,
+                  Topology topology, Drains drains) {
         this.net = net;
         this.notifier = notifier;
         this.flows = flows;
         this.ports = ports;
-        this.translator = translator;
+        this.translator = new PacketOutTranslator(topology);
+        this.topology = topology;
+        this.drains = drains;
     }
 
-    /** A PACKET_IN from physical switch {@code switchId}. */
+    /**
+     * A PACKET_IN from physical switch {@code switchId}: drain markers (from a PCIe link port) are
+     * OneSwitch's own; other packets reach the controller from their virtual port and table.
+     */
     public void packetIn(String switchId, OFPacketIn pi) {
         OFPort in = pi.getMatch().get(org.projectfloodlight.openflow.protocol.match.MatchField.IN_PORT);
-        Optional<OFPort> virtual = in == null ? Optional.empty()
+        if (in != null && topology.isLinkPort(new PhysicalPort(switchId, in)) && drains.onPacketIn(pi)) {
+            return;
+        }
+        int table = Layout.virtualTable(pi.getTableId().getValue());
+        Optional<OFPort> virtual = in == null || table < 0 ? Optional.empty()
                 : in.equals(OFPort.CONTROLLER) ? Optional.of(OFPort.CONTROLLER)
                 : ports.get().virtualOf(new PhysicalPort(switchId, in));
         if (virtual.isEmpty()) {
@@ -62,7 +76,7 @@ public final class PacketService {
         U64 cookie = flows.ruleOfCookie(pi.getCookie()).map(r -> r.cookie()).orElse(pi.getCookie());
         OFFactory f = net.factory();
         notifier.packetIn(f.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(pi.getTotalLen())
-                .setReason(pi.getReason()).setTableId(pi.getTableId()).setCookie(cookie)
+                .setReason(pi.getReason()).setTableId(TableId.of(table)).setCookie(cookie)
                 .setMatch(MatchCodec.encode(match, f)).setData(pi.getData()).build());
     }
 

@@ -4,14 +4,18 @@ import java.util.List;
 
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.translate.PhysicalGroup;
 
 /**
  * What the southbound controller reports about the physical switches. Implemented by
  * {@link VirtualSwitch}; all calls happen on OneSwitch's event loop.
  */
 public interface PhysicalEvents {
-    /** {@code switchId} finished its handshake; {@code entries} is its flow table as it reported it. */
-    void switchConnected(String switchId, List<InstalledEntry> entries);
+    /**
+     * {@code switchId} finished its handshake; {@code entries} and {@code groups} are its flow and
+     * group tables as it reported them.
+     */
+    void switchConnected(String switchId, List<InstalledEntry> entries, List<PhysicalGroup> groups);
 
     /** {@code switchId}'s connection closed. */
     void switchDisconnected(String switchId);

@@ -1,5 +1,6 @@
 package org.uno.oneswitch.core;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +45,14 @@ public interface PhysicalNetwork {
      * to it so far.
      */
     CompletableFuture<Void> barrier();
+
+    /**
+     * Completes once each connected switch of {@code switches} has applied everything sent to it so
+     * far and its datapath's cached flows follow its tables: a barrier, then (when the switch's
+     * control socket is known) a revalidation round of Open vSwitch, as {@code ovs-appctl
+     * revalidator/wait} reports it.
+     */
+    CompletableFuture<Void> settle(Collection<String> switches);
 
     /** The ports {@code switchId} reported (empty when not connected). */
     Map<OFPort, OFPortDesc> ports(String switchId);

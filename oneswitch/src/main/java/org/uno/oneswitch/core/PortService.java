@@ -42,17 +42,19 @@ public final class PortService {
     private final Topology topology;
     private final PhysicalNetwork net;
     private final ControllerNotifier notifier;
-    private final FlowService flows;
+    private final PlanService planner;
     private final PortMapStore store;
+    private final Runnable changed;
     private final Map<Integer, OFPortDesc> announced = new HashMap<>();
 
     public PortService(Topology topology, PortMapStore store, PhysicalNetwork net, ControllerNotifier notifier,
-                       FlowService flows) {
+                       PlanService planner, Runnable changed) {
         this.topology = topology;
         this.store = store;
         this.net = net;
         this.notifier = notifier;
-        this.flows = flows;
+        this.planner = planner;
+        this.changed = changed;
     }
 
     /** The current port map. */
@@ -75,8 +77,8 @@ public final class PortService {
     public PortMapping add(PortRequest req) throws PortMapException, TranslationConflictException {
         PortMapping m = resolve(req);
         PortMap next = current().with(m);
-        flows.retranslateAll(next);
-        store.set(next);
+        planner.endRetirementsOn(m.physical());
+        retranslate(next);
         OFPortDesc desc = describe(m);
         announced.put(m.virtualPort().getPortNumber(), desc);
         notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.ADD).setDesc(desc).build());
@@ -90,16 +92,53 @@ public final class PortService {
                 PortMapException.Reason.NOT_FOUND, "virtual port " + virtualPort + " is not mapped"));
         PortMap next = current().without(virtualPort);
         try {
-            flows.retranslateAll(next);
+            retranslate(next);
         } catch (TranslationConflictException e) {
             throw new PortMapException(PortMapException.Reason.CONFLICT, e.getMessage());
         }
-        store.set(next);
         OFPortDesc desc = announced.remove(virtualPort.getPortNumber());
         notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.DELETE)
                 .setDesc(desc != null ? desc : describe(m)).build());
         LOG.info("unmapped virtual port {} from {}", virtualPort, m.physical());
         return m;
+    }
+
+    /** Retranslates every rule and group under {@code next}, makes it the port map and sends the changes. */
+    private void retranslate(PortMap next) throws TranslationConflictException {
+        var diff = planner.replace(planner.translateAll(next));
+        store.set(next);
+        planner.send(diff.inOrder(), false, PlanService::logError);
+        changed.run();
+    }
+
+    /**
+     * The mapping virtual port {@code virtualPort} would have on the physical port {@code target}
+     * names (keeping its virtual name), for a remap; refused like an added mapping would be.
+     */
+    PortMapping remapped(OFPort virtualPort, PortRequest target) throws PortMapException {
+        PortMapping old = current().get(virtualPort).orElseThrow(() -> new PortMapException(
+                PortMapException.Reason.NOT_FOUND, "virtual port " + virtualPort + " is not mapped"));
+        if (target.virtualPort() != null || target.name() != null) {
+            throw new PortMapException(PortMapException.Reason.BAD_REQUEST,
+                    "a remap takes only \"switch\" and \"port\" or \"ofport\"");
+        }
+        PhysicalPortRef p = physicalPort(target);
+        PhysicalPort phys = new PhysicalPort(target.switchId(), p.number());
+        Optional<PortMapping> taken = current().byPhysical(phys);
+        if (taken.isPresent() && !taken.get().virtualPort().equals(virtualPort)) {
+            throw new PortMapException(PortMapException.Reason.CONFLICT, "port " + p.name() + " on " + phys.switchId()
+                    + " is already virtual port " + taken.get().virtualPort());
+        }
+        return new PortMapping(virtualPort, phys, p.name(), old.name());
+    }
+
+    /** Makes {@code next} the port map without telling controllers (a remap is invisible to them). */
+    void setQuietly(PortMap next) {
+        store.set(next);
+        for (PortMapping m : next.mappings()) {
+            announced.put(m.virtualPort().getPortNumber(), describe(m));
+        }
+        changed.run();
     }
 
     /** The descriptions of all virtual ports, in port order. */
@@ -139,21 +178,11 @@ public final class PortService {
     }
 
     private PortMapping resolve(PortRequest req) throws PortMapException {
-        if (req.switchId() == null || (req.portName() == null) == (req.ofport() == null)) {
-            throw new PortMapException(PortMapException.Reason.BAD_REQUEST,
-                    "need \"switch\" and exactly one of \"port\" (name) and \"ofport\"");
-        }
-        SwitchSpec sw = topology.byId(req.switchId()).orElseThrow(() -> new PortMapException(
-                PortMapException.Reason.NOT_FOUND, "unknown switch '" + req.switchId() + "'"));
-        PhysicalPortRef p = findPort(sw, req);
-        PhysicalPort phys = new PhysicalPort(sw.id(), p.number());
-        if (topology.isLinkPort(phys)) {
-            throw new PortMapException(PortMapException.Reason.BAD_REQUEST, "port " + p.name() + " on " + sw.id()
-                    + " is a PCIe link port, internal to OneSwitch");
-        }
+        PhysicalPortRef p = physicalPort(req);
+        PhysicalPort phys = new PhysicalPort(req.switchId(), p.number());
         Optional<PortMapping> taken = current().byPhysical(phys);
         if (taken.isPresent()) {
-            throw new PortMapException(PortMapException.Reason.CONFLICT, "port " + p.name() + " on " + sw.id()
+            throw new PortMapException(PortMapException.Reason.CONFLICT, "port " + p.name() + " on " + phys.switchId()
                     + " is already virtual port " + taken.get().virtualPort());
         }
         OFPort virtual = req.virtualPort() != null ? checkedVirtual(req.virtualPort()) : lowestFree();
@@ -163,6 +192,22 @@ public final class PortService {
                     + name + "'");
         }
         return new PortMapping(virtual, phys, p.name(), name);
+    }
+
+    /** The physical port a request names: on a known switch, existing, not a PCIe link port. */
+    private PhysicalPortRef physicalPort(PortRequest req) throws PortMapException {
+        if (req.switchId() == null || (req.portName() == null) == (req.ofport() == null)) {
+            throw new PortMapException(PortMapException.Reason.BAD_REQUEST,
+                    "need \"switch\" and exactly one of \"port\" (name) and \"ofport\"");
+        }
+        SwitchSpec sw = topology.byId(req.switchId()).orElseThrow(() -> new PortMapException(
+                PortMapException.Reason.NOT_FOUND, "unknown switch '" + req.switchId() + "'"));
+        PhysicalPortRef p = findPort(sw, req);
+        if (topology.isLinkPort(new PhysicalPort(sw.id(), p.number()))) {
+            throw new PortMapException(PortMapException.Reason.BAD_REQUEST, "port " + p.name() + " on " + sw.id()
+                    + " is a PCIe link port, internal to OneSwitch");
+        }
+        return p;
     }
 
     private record PhysicalPortRef(String name, OFPort number) {

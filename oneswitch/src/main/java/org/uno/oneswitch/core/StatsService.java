@@ -1,6 +1,7 @@
 package org.uno.oneswitch.core;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -9,12 +10,16 @@ import java.util.function.LongSupplier;
 
 import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
 import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFBucketCounter;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
+import org.projectfloodlight.openflow.protocol.OFGroupStatsEntry;
+import org.projectfloodlight.openflow.protocol.OFGroupStatsReply;
 import org.projectfloodlight.openflow.protocol.OFPortStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFPortStatsReply;
 import org.projectfloodlight.openflow.protocol.OFStatsReply;
 import org.projectfloodlight.openflow.protocol.OFTableStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFTableStatsReply;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
@@ -22,18 +27,20 @@ import org.uno.oneswitch.codec.InstructionCodec;
 import org.uno.oneswitch.codec.MatchCodec;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.model.FlowFilter;
+import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.store.VirtualFlowTable;
+import org.uno.oneswitch.translate.Layout;
 
 /**
  * Statistics of the virtual switch, computed from the physical switches: a virtual rule's counters
  * are the sum of its counting entries (where its packets enter, so each packet once), a virtual
- * port's counters are its physical port's, a virtual table's lookups are the physical tables'
- * without the packets that arrived over a link (they were looked up already where they entered).
+ * port's counters are its physical port's, a virtual table's lookups are its physical tables'.
  */
 public final class StatsService {
     /** Totals of an AGGREGATE request. */
@@ -123,46 +130,31 @@ public final class StatsService {
         });
     }
 
-    /** TABLE stats of every virtual table. */
+    /**
+     * TABLE stats of every virtual table: virtual table t is physical table t + 1 on every switch
+     * (link arrivals stop in OneSwitch's dispatch table 0, so each packet is looked up once).
+     */
     public CompletableFuture<List<OFTableStatsEntry>> tableStats() {
-        List<String> connected = topology.switches().stream().map(SwitchSpec::id).filter(net::connected).toList();
-        List<CompletableFuture<List<OFStatsReply>>> tableReplies = new ArrayList<>();
-        List<CompletableFuture<List<OFStatsReply>>> portReplies = new ArrayList<>();
-        for (String sw : connected) {
-            tableReplies.add(net.request(sw, net.factory().buildTableStatsRequest().build()).exceptionally(t -> List.of()));
-            portReplies.add(net.request(sw, net.factory().buildPortStatsRequest().setPortNo(OFPort.ANY).build())
-                    .exceptionally(t -> List.of()));
+        List<CompletableFuture<List<OFStatsReply>>> replies = new ArrayList<>();
+        for (SwitchSpec s : topology.switches()) {
+            if (net.connected(s.id())) {
+                replies.add(net.request(s.id(), net.factory().buildTableStatsRequest().build())
+                        .exceptionally(t -> List.of()));
+            }
         }
-        List<CompletableFuture<List<OFStatsReply>>> all = new ArrayList<>(tableReplies);
-        all.addAll(portReplies);
-        return allOf(all).thenApply(v -> {
+        return allOf(replies).thenApply(v -> {
             long[] lookups = new long[tables];
             long[] matched = new long[tables];
-            for (CompletableFuture<List<OFStatsReply>> f : tableReplies) {
+            for (CompletableFuture<List<OFStatsReply>> f : replies) {
                 for (OFStatsReply r : f.join()) {
                     for (OFTableStatsEntry e : ((OFTableStatsReply) r).getEntries()) {
-                        int t = e.getTableId().getValue();
-                        if (t < tables) {
+                        int t = Layout.virtualTable(e.getTableId().getValue());
+                        if (t >= 0 && t < tables) {
                             lookups[t] += e.getLookupCount().getValue();
                             matched[t] += e.getMatchedCount().getValue();
                         }
                     }
                 }
-            }
-            long linkArrivals = 0;
-            for (int i = 0; i < connected.size(); i++) {
-                List<OFPort> links = topology.linkPorts(connected.get(i));
-                for (OFStatsReply r : portReplies.get(i).join()) {
-                    for (OFPortStatsEntry e : ((OFPortStatsReply) r).getEntries()) {
-                        if (links.contains(e.getPortNo())) {
-                            linkArrivals += e.getRxPackets().getValue();
-                        }
-                    }
-                }
-            }
-            if (tables > 0) {
-                lookups[0] = Math.max(0, lookups[0] - linkArrivals);
-                matched[0] = Math.max(0, matched[0] - linkArrivals);
             }
             List<OFTableStatsEntry> out = new ArrayList<>(tables);
             for (int t = 0; t < tables; t++) {
@@ -171,6 +163,59 @@ public final class StatsService {
             }
             return out;
         });
+    }
+
+    /**
+     * GROUP stats of virtual group {@code group} (or all for OFPG_ALL): each group's packets and
+     * buckets summed over its copies on the switches (a packet uses the copy where it entered).
+     */
+    public CompletableFuture<List<OFGroupStatsEntry>> groupStats(OFGroup group, List<VirtualGroup> groups,
+                                                                 List<VirtualRule> rules) {
+        List<VirtualGroup> wanted = groups.stream().filter(g -> group.equals(OFGroup.ALL)
+                || g.id() == Integer.toUnsignedLong(group.getGroupNumber())).toList();
+        List<CompletableFuture<List<OFStatsReply>>> replies = new ArrayList<>();
+        for (SwitchSpec s : topology.switches()) {
+            if (net.connected(s.id()) && !wanted.isEmpty()) {
+                replies.add(net.request(s.id(), net.factory().buildGroupStatsRequest().setGroup(group).build())
+                        .exceptionally(t -> List.of()));
+            }
+        }
+        return allOf(replies).thenApply(v -> {
+            Map<Long, long[]> sums = new HashMap<>();
+            for (CompletableFuture<List<OFStatsReply>> f : replies) {
+                for (OFStatsReply r : f.join()) {
+                    for (OFGroupStatsEntry e : ((OFGroupStatsReply) r).getEntries()) {
+                        long[] c = sums.computeIfAbsent(Integer.toUnsignedLong(e.getGroup().getGroupNumber()),
+                                id -> new long[2 + 2 * e.getBucketStats().size()]);
+                        c[0] += e.getPacketCount().getValue();
+                        c[1] += e.getByteCount().getValue();
+                        for (int i = 0; i < e.getBucketStats().size() && 2 + 2 * i + 1 < c.length; i++) {
+                            c[2 + 2 * i] += e.getBucketStats().get(i).getPacketCount().getValue();
+                            c[3 + 2 * i] += e.getBucketStats().get(i).getByteCount().getValue();
+                        }
+                    }
+                }
+            }
+            OFFactory f = net.factory();
+            List<OFGroupStatsEntry> out = new ArrayList<>();
+            for (VirtualGroup g : wanted) {
+                long[] c = sums.getOrDefault(g.id(), new long[2 + 2 * g.buckets().size()]);
+                List<OFBucketCounter> buckets = new ArrayList<>();
+                for (int i = 0; i < g.buckets().size(); i++) {
+                    boolean known = 3 + 2 * i < c.length;
+                    buckets.add(f.bucketCounter(U64.of(known ? c[2 + 2 * i] : 0), U64.of(known ? c[3 + 2 * i] : 0)));
+                }
+                long refs = rules.stream().filter(r -> usesGroup(r, g.id())).count();
+                out.add(f.buildGroupStatsEntry().setGroup(OFGroup.of((int) g.id())).setRefCount(refs)
+                        .setPacketCount(U64.of(c[0])).setByteCount(U64.of(c[1])).setBucketStats(buckets).build());
+            }
+            return out;
+        });
+    }
+
+    private static boolean usesGroup(VirtualRule r, long groupId) {
+        return new FlowFilter(FlowFilter.ALL_TABLES, FlowMatch.ANY, false, 0, U64.ZERO,
+                U64.ZERO, OFPort.ANY, OFGroup.of((int) groupId)).selects(r);
     }
 
     private static CompletableFuture<Void> allOf(List<? extends CompletableFuture<?>> fs) {

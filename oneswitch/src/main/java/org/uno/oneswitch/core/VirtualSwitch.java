@@ -1,6 +1,7 @@
 package org.uno.oneswitch.core;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
@@ -8,10 +9,15 @@ import org.projectfloodlight.openflow.types.DatapathId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.store.PortMapStore;
 import org.uno.oneswitch.store.VirtualFlowTable;
+import org.uno.oneswitch.store.VirtualGroupTable;
+import org.uno.oneswitch.translate.Infrastructure;
 import org.uno.oneswitch.translate.InstalledEntry;
-import org.uno.oneswitch.translate.PacketOutTranslator;
+import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.translate.PhysicalGroup;
+import org.uno.oneswitch.translate.TagSpace;
 import org.uno.oneswitch.translate.PhysicalPlan;
 import org.uno.oneswitch.translate.Translator;
 
@@ -27,23 +33,39 @@ public final class VirtualSwitch implements PhysicalEvents {
     private final int tables;
     private final Topology topology;
     private final VirtualFlowTable table = new VirtualFlowTable();
+    private final VirtualGroupTable groupTable = new VirtualGroupTable();
+    private final PortMapStore portMap = new PortMapStore();
     private final PhysicalPlan plan;
+    private final PlanService planner;
     private final FlowService flows;
+    private final GroupService groups;
     private final PortService ports;
     private final StatsService stats;
     private final PacketService packets;
+    private final Drains drains;
+    private final Gate gate = new Gate();
+    private final RemapService remaps;
 
     public VirtualSwitch(DatapathId datapathId, int tables, Topology topology, PhysicalNetwork net,
-                         ControllerNotifier notifier, LongSupplier clock) {
+                         ControllerNotifier notifier, LongSupplier clock, Timers timers, long remapGraceMillis) {
         this.datapathId = datapathId;
         this.tables = tables;
         this.topology = topology;
-        this.plan = new PhysicalPlan(topology);
-        PortMapStore portMap = new PortMapStore();
-        this.flows = new FlowService(table, plan, new Translator(topology), portMap::current, net, notifier, clock);
-        this.ports = new PortService(topology, portMap, net, notifier, flows);
+        this.plan = new PhysicalPlan(new TagSpace());
+        this.planner = new PlanService(plan, new Translator(topology), table, groupTable, net);
+        Runnable changed = this::changed;
+        this.flows = new FlowService(table, groupTable, planner, portMap::current, net, notifier, clock, changed);
+        this.groups = new GroupService(groupTable, planner, flows, portMap::current, changed);
+        this.ports = new PortService(topology, portMap, net, notifier, planner, changed);
+        try {
+            planner.apply(Map.of(Owner.INFRASTRUCTURE, Infrastructure.of(topology)), false, PlanService::logError);
+        } catch (TranslationConflictException e) {
+            throw new IllegalStateException("the dispatch entries cannot conflict", e);
+        }
         this.stats = new StatsService(flows, ports, table, net, topology, clock, tables);
-        this.packets = new PacketService(net, notifier, flows, ports::current, new PacketOutTranslator(topology));
+        this.drains = new Drains(topology, net, timers);
+        this.packets = new PacketService(net, notifier, flows, ports::current, topology, drains);
+        this.remaps = new RemapService(ports, planner, net, drains, timers, gate, clock, remapGraceMillis);
     }
 
     public DatapathId datapathId() {
@@ -63,6 +85,14 @@ public final class VirtualSwitch implements PhysicalEvents {
         return flows;
     }
 
+    public GroupService groups() {
+        return groups;
+    }
+
+    public PlanService planner() {
+        return planner;
+    }
+
     public PortService ports() {
         return ports;
     }
@@ -75,6 +105,15 @@ public final class VirtualSwitch implements PhysicalEvents {
         return packets;
     }
 
+    public RemapService remaps() {
+        return remaps;
+    }
+
+    /** Closed while a remap is being applied: controller requests and timeouts wait. */
+    public Gate gate() {
+        return gate;
+    }
+
     /** How many virtual rules are installed. */
     public int virtualRuleCount() {
         return table.size();
@@ -85,11 +124,16 @@ public final class VirtualSwitch implements PhysicalEvents {
         return plan.size();
     }
 
+    /** Something persistent changed (rules, groups, port map, tags). */
+    private void changed() {
+        // persistence hooks in here
+    }
+
     @Override
-    public void switchConnected(String switchId, List<InstalledEntry> entries) {
+    public void switchConnected(String switchId, List<InstalledEntry> entries, List<PhysicalGroup> groupEntries) {
         LOG.info("physical switch {} connected", switchId);
         ports.physicalPortsChanged(switchId);
-        flows.reconcile(switchId, entries);
+        planner.reconcile(switchId, entries, groupEntries);
     }
 
     @Override

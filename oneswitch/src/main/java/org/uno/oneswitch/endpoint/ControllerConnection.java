@@ -1,5 +1,6 @@
 package org.uno.oneswitch.endpoint;
 
+import java.util.ArrayDeque;
 import java.util.List;
 
 import io.netty.buffer.ByteBuf;
@@ -59,6 +60,7 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     private int missSendLen;
     private int idleProbes;
     private int undecodableInARow;
+    private final ArrayDeque<OFMessage> held = new ArrayDeque<>();
 
     ControllerConnection(Northbound north, boolean passive, int maxIdleProbes) {
         this.north = north;
@@ -162,6 +164,14 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
             onFirstMessage(m);
             return;
         }
+        if (!held.isEmpty() || !north.requests().gate().isOpen()) {
+            hold(m);
+            return;
+        }
+        process(m);
+    }
+
+    private void process(OFMessage m) {
         try {
             if (m.getVersion() != OFVersion.OF_13) {
                 throw new BadRequestException(OFBadRequestCode.BAD_VERSION, "version " + m.getVersion()
@@ -171,6 +181,26 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
         } catch (OpenFlowException e) {
             refuse(e, m);
         }
+    }
+
+    /** Keeps {@code m} (and stops reading) until the virtual switch's gate opens: order is kept. */
+    private void hold(OFMessage m) {
+        if (held.isEmpty()) {
+            channel.config().setAutoRead(false);
+            north.requests().gate().whenOpen(this::release);
+        }
+        held.add(m);
+    }
+
+    private void release() {
+        while (!held.isEmpty()) {
+            if (!north.requests().gate().isOpen()) {
+                north.requests().gate().whenOpen(this::release);
+                return;
+            }
+            process(held.poll());
+        }
+        channel.config().setAutoRead(true);
     }
 
     private void onFirstMessage(OFMessage m) {

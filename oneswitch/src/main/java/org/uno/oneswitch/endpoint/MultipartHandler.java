@@ -8,20 +8,26 @@ import org.projectfloodlight.openflow.protocol.OFAggregateStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsRequest;
+import org.projectfloodlight.openflow.protocol.OFGroupCapabilities;
+import org.projectfloodlight.openflow.protocol.OFGroupDescStatsEntry;
+import org.projectfloodlight.openflow.protocol.OFGroupStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFPortStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFStatsReply;
 import org.projectfloodlight.openflow.protocol.OFStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFTableFeaturesFailedCode;
 import org.projectfloodlight.openflow.protocol.OFTableFeaturesStatsRequest;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.MatchCodec;
+import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TableFeaturesFailedException;
 import org.uno.oneswitch.model.FlowFilter;
+import org.uno.oneswitch.model.VirtualGroup;
 
 /**
  * Multipart (stats) requests of the virtual switch: DESC, FLOW, AGGREGATE, TABLE, PORT_STATS,
@@ -30,6 +36,14 @@ import org.uno.oneswitch.model.FlowFilter;
  */
 final class MultipartHandler {
     private static final Logger LOG = LoggerFactory.getLogger(MultipartHandler.class);
+
+    /** Group types (bit per OFPGT_*), capabilities (select weight, liveness, chaining), limits. */
+    private static final long GROUP_TYPES = 0xf;
+    private static final java.util.Set<OFGroupCapabilities> GROUP_CAPABILITIES = java.util.EnumSet.of(
+            OFGroupCapabilities.SELECT_WEIGHT, OFGroupCapabilities.SELECT_LIVENESS, OFGroupCapabilities.CHAINING);
+    private static final long MAX_GROUPS = 0xfff00000L;
+    /** Output, copy/dec TTL, push/pop VLAN and MPLS, set queue, group, set field (bits per action type). */
+    private static final long GROUP_ACTIONS = 0x1ffff;
 
     private final VirtualSwitch vs;
     private final Northbound.Identity description;
@@ -64,6 +78,16 @@ final class MultipartHandler {
             case PORT -> later(c, req, vs.stats().portStats(((OFPortStatsRequest) req).getPortNo()),
                     entries -> Multiparts.replies(entries, (chunk, flags) -> f.buildPortStatsReply().setXid(xid)
                             .setFlags(flags).setEntries(chunk).build()));
+            case GROUP_DESC -> c.sendAll(Multiparts.replies(groupDescs(f), (chunk, flags) ->
+                    f.buildGroupDescStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
+            case GROUP -> later(c, req, vs.stats().groupStats(((OFGroupStatsRequest) req).getGroup(), vs.groups().all(),
+                    List.copyOf(vs.flows().all())), entries -> Multiparts.replies(entries, (chunk, flags) ->
+                    f.buildGroupStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
+            case GROUP_FEATURES -> c.send(f.buildGroupFeaturesStatsReply().setXid(xid)
+                    .setTypes(GROUP_TYPES).setCapabilities(GROUP_CAPABILITIES)
+                    .setMaxGroupsAll(MAX_GROUPS).setMaxGroupsSelect(MAX_GROUPS).setMaxGroupsIndirect(MAX_GROUPS)
+                    .setMaxGroupsFf(MAX_GROUPS).setActionsAll(GROUP_ACTIONS).setActionsSelect(GROUP_ACTIONS)
+                    .setActionsIndirect(GROUP_ACTIONS).setActionsFf(GROUP_ACTIONS).build());
             case PORT_DESC -> c.sendAll(Multiparts.replies(vs.ports().descriptions(), (chunk, flags) ->
                     f.buildPortDescStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             case TABLE_FEATURES -> {
@@ -77,6 +101,15 @@ final class MultipartHandler {
             default -> throw new BadRequestException(OFBadRequestCode.BAD_STAT, "multipart type "
                     + req.getStatsType() + " is not supported");
         }
+    }
+
+    private List<OFGroupDescStatsEntry> groupDescs(OFFactory f) {
+        List<OFGroupDescStatsEntry> out = new java.util.ArrayList<>();
+        for (VirtualGroup g : vs.groups().all()) {
+            out.add(f.buildGroupDescStatsEntry().setGroup(OFGroup.of((int) g.id())).setGroupType(g.type())
+                    .setBuckets(PhysicalMessages.buckets(g.buckets(), f)).build());
+        }
+        return out;
     }
 
     private FlowFilter filter(int table, org.projectfloodlight.openflow.protocol.match.Match match, U64 cookie,

@@ -10,6 +10,7 @@ import org.projectfloodlight.openflow.protocol.OFControllerRole;
 import org.projectfloodlight.openflow.protocol.OFEchoRequest;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
+import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
@@ -22,7 +23,9 @@ import org.projectfloodlight.openflow.types.OFBufferId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.FlowModCodec;
+import org.uno.oneswitch.codec.GroupModCodec;
 import org.uno.oneswitch.codec.InstructionCodec;
+import org.uno.oneswitch.core.Gate;
 import org.uno.oneswitch.core.PhysicalNetwork;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.BadRequestException;
@@ -75,6 +78,10 @@ final class RequestHandler {
                 requireWritable(c);
                 vs.flows().flowMod(FlowModCodec.decode((OFFlowMod) m, vs.tables()), forwardErrors(c, m));
             }
+            case GROUP_MOD -> {
+                requireWritable(c);
+                vs.groups().groupMod(GroupModCodec.decode((OFGroupMod) m), forwardErrors(c, m));
+            }
             case PACKET_OUT -> {
                 requireWritable(c);
                 packetOut(c, (OFPacketOut) m);
@@ -91,6 +98,11 @@ final class RequestHandler {
             default -> throw new BadRequestException(OFBadRequestCode.BAD_TYPE, "message type " + m.getType()
                     + " is not supported");
         }
+    }
+
+    /** The gate controller requests wait behind while a remap is applied. */
+    Gate gate() {
+        return vs.gate();
     }
 
     private void packetOut(ControllerConnection c, OFPacketOut po) throws OpenFlowException {

@@ -7,6 +7,7 @@ import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
 import org.projectfloodlight.openflow.protocol.OFErrorMsg;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
+import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFHelloFailedCode;
 import org.projectfloodlight.openflow.protocol.OFPortModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFRoleRequestFailedCode;
@@ -53,6 +54,8 @@ public abstract class OpenFlowException extends Exception {
             return e.buildRoleRequestFailedErrorMsg().setXid(xid).setCode(c).setData(data).build();
         } else if (code instanceof OFTableFeaturesFailedCode c) {
             return e.buildTableFeaturesFailedErrorMsg().setXid(xid).setCode(c).setData(data).build();
+        } else if (code instanceof OFGroupModFailedCode c) {
+            return e.buildGroupModFailedErrorMsg().setXid(xid).setCode(c).setData(data).build();
         } else if (code instanceof OFPortModFailedCode c) {
             return e.buildPortModFailedErrorMsg().setXid(xid).setCode(c).setData(data).build();
         }

@@ -7,6 +7,7 @@ import org.projectfloodlight.openflow.protocol.errormsg.OFBadInstructionErrorMsg
 import org.projectfloodlight.openflow.protocol.errormsg.OFBadMatchErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFBadRequestErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFFlowModFailedErrorMsg;
+import org.projectfloodlight.openflow.protocol.errormsg.OFGroupModFailedErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFPortModFailedErrorMsg;
 
 /**
@@ -30,6 +31,8 @@ public final class PhysicalErrors {
             return new BadMatchException(x.getCode(), reason);
         } else if (e instanceof OFBadRequestErrorMsg x) {
             return new BadRequestException(x.getCode(), reason);
+        } else if (e instanceof OFGroupModFailedErrorMsg x) {
+            return new GroupModFailedException(x.getCode(), reason);
         } else if (e instanceof OFPortModFailedErrorMsg x) {
             return new PortModFailedException(x.getCode(), reason);
         }

@@ -9,11 +9,11 @@ import org.projectfloodlight.openflow.types.OFPort;
 
 /**
  * A physical switch of the platform: its id in the description ("host", "snic0"), role, datapath
- * id, declared ports, and the path of its OpenFlow management Unix socket if the description
- * names one.
+ * id, declared ports, and the paths of its OpenFlow management Unix socket and of its daemon's
+ * control socket (what ovs-appctl uses) if the description names them.
  */
 public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports,
-                         Optional<String> managementSocket) {
+                         Optional<String> managementSocket, Optional<String> controlSocket) {
     /** Where the switch runs. */
     public enum Role {
         HOST, SNIC
@@ -25,11 +25,12 @@ public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortS
         Objects.requireNonNull(datapathId, "datapathId");
         ports = List.copyOf(ports);
         Objects.requireNonNull(managementSocket, "managementSocket");
+        Objects.requireNonNull(controlSocket, "controlSocket");
     }
 
-    /** A switch without a management socket. */
+    /** A switch without management or control socket. */
     public SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports) {
-        this(id, role, datapathId, ports, Optional.empty());
+        this(id, role, datapathId, ports, Optional.empty(), Optional.empty());
     }
 
     public Optional<PortSpec> port(String name) {

@@ -2,6 +2,7 @@ package org.uno.oneswitch.south;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,11 @@ import org.projectfloodlight.openflow.protocol.OFStatsReply;
 import org.projectfloodlight.openflow.protocol.OFStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.types.DatapathId;
+import org.projectfloodlight.openflow.types.OFBufferId;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.TableId;
+import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.OfChannels;
@@ -34,6 +39,8 @@ import org.uno.oneswitch.core.PhysicalEvents;
 import org.uno.oneswitch.core.PhysicalNetwork;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.translate.Layout;
+import org.uno.oneswitch.translate.PhysicalPlan;
 
 /**
  * The physical switches: their controller connections to OneSwitch's southbound listener, by
@@ -48,10 +55,14 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     private static final Logger LOG = LoggerFactory.getLogger(PhysicalSwitches.class);
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     private static final long COMMAND_RETRY_MS = 1000;
+    private static final long KICK_INTERVAL_MS = 20;
+    private static final int MAX_KICKS = 100;
 
     private final Topology topology;
     private final Map<String, SwitchConnection> connections = new HashMap<>();
     private final Map<String, CommandChannel> commandChannels = new HashMap<>();
+    private final Map<String, Appctl> controlSockets = new HashMap<>();
+    private EventLoopGroup group;
     private PhysicalEvents events;
     private Channel listener;
     private volatile boolean stopped;
@@ -87,7 +98,9 @@ public final class PhysicalSwitches implements PhysicalNetwork {
 
     /** Keeps a command channel open to every switch whose description names a management socket. */
     public void openCommandChannels(EventLoopGroup group, Transport transport, int idleSeconds, int maxIdleProbes) {
+        this.group = group;
         for (SwitchSpec s : topology.switches()) {
+            s.controlSocket().ifPresent(path -> controlSockets.put(s.id(), new Appctl(path, group, transport)));
             s.managementSocket().ifPresent(path -> connectCommand(group, transport, s.id(), path, idleSeconds,
                     maxIdleProbes));
         }
@@ -120,6 +133,7 @@ public final class PhysicalSwitches implements PhysicalNetwork {
         }
         new ArrayList<>(connections.values()).forEach(SwitchChannel::close);
         new ArrayList<>(commandChannels.values()).forEach(SwitchChannel::close);
+        controlSockets.values().forEach(Appctl::close);
     }
 
     void attached(String switchId, SwitchConnection conn) {
@@ -203,6 +217,51 @@ public final class PhysicalSwitches implements PhysicalNetwork {
             }
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public CompletableFuture<Void> settle(Collection<String> switches) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (String s : switches) {
+            RequestTracker t = commands(s);
+            if (t != null) {
+                Appctl appctl = controlSockets.get(s);
+                CompletableFuture<Void> barrier = t.barrier();
+                all.add(appctl == null ? barrier : barrier.thenCompose(v -> revalidated(s, t, appctl)));
+            }
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Waits for a revalidation round of {@code switchId}'s daemon that starts after this call:
+     * revalidator/wait answers when a round ends, and a dummy flow-table change (added and removed
+     * in an unused table) makes one start now instead of at the next periodic round. If no answer
+     * comes within {@link #KICK_INTERVAL_MS} (the round ended before the wait was registered), the
+     * table is changed again.
+     */
+    private CompletableFuture<Void> revalidated(String switchId, RequestTracker t, Appctl appctl) {
+        CompletableFuture<Void> done = appctl.call("revalidator/wait").handle((r, e) -> {
+            if (e != null) {
+                LOG.warn("revalidator/wait on {} failed: {}", switchId, e.getMessage());
+            }
+            return null;
+        });
+        kick(t, done, MAX_KICKS);
+        return done;
+    }
+
+    private void kick(RequestTracker t, CompletableFuture<Void> done, int left) {
+        if (done.isDone() || left == 0) {
+            return;
+        }
+        U64 cookie = U64.of(PhysicalPlan.COOKIE_TAG);
+        t.send(OF13.buildFlowAdd().setTableId(TableId.of(Layout.KICK_TABLE)).setPriority(0).setCookie(cookie)
+                .setMatch(OF13.buildMatch().build()).setBufferId(OFBufferId.NO_BUFFER), null);
+        t.send(OF13.buildFlowDeleteStrict().setTableId(TableId.of(Layout.KICK_TABLE)).setPriority(0)
+                .setCookie(cookie).setCookieMask(U64.NO_MASK).setMatch(OF13.buildMatch().build())
+                .setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).setBufferId(OFBufferId.NO_BUFFER), null);
+        group.schedule(() -> kick(t, done, left - 1), KICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
     @Override

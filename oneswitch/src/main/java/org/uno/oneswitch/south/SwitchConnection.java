@@ -5,10 +5,13 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.projectfloodlight.openflow.protocol.OFFeaturesReply;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsReply;
+import org.projectfloodlight.openflow.protocol.OFGroupDescStatsEntry;
+import org.projectfloodlight.openflow.protocol.OFGroupDescStatsReply;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
@@ -25,6 +28,7 @@ import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.translate.PhysicalGroup;
 
 /**
  * A physical switch connected to OneSwitch as to its controller: the handshake learns its datapath
@@ -130,22 +134,31 @@ final class SwitchConnection extends SwitchChannel {
         });
     }
 
-    /** Reads the flow table and reports the switch connected (the virtual switch reconciles it). */
+    /** Reads the flow and group tables and reports the switch connected (the virtual switch reconciles it). */
     private void resync() {
-        commands.request(OF13.buildFlowStatsRequest().setTableId(TableId.ALL).setOutPort(OFPort.ANY)
-                .setOutGroup(OFGroup.ANY).setCookie(U64.ZERO).setCookieMask(U64.ZERO)
-                .setMatch(OF13.buildMatch().build()).build()).whenComplete((replies, t) -> {
-            if (t != null || !channel.isActive()) {
-                return;
+        CompletableFuture<List<OFStatsReply>> flows = commands.request(OF13.buildFlowStatsRequest()
+                .setTableId(TableId.ALL).setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).setCookie(U64.ZERO)
+                .setCookieMask(U64.ZERO).setMatch(OF13.buildMatch().build()).build());
+        CompletableFuture<List<OFStatsReply>> groups = commands.request(OF13.buildGroupDescStatsRequest().build());
+        flows.thenCombine(groups, (f, g) -> {
+            if (!channel.isActive()) {
+                return null;
             }
             List<InstalledEntry> entries = new ArrayList<>();
-            for (OFStatsReply r : replies) {
+            for (OFStatsReply r : f) {
                 for (OFFlowStatsEntry e : ((OFFlowStatsReply) r).getEntries()) {
                     entries.add(PhysicalMessages.installed(spec.id(), e));
                 }
             }
+            List<PhysicalGroup> installedGroups = new ArrayList<>();
+            for (OFStatsReply r : g) {
+                for (OFGroupDescStatsEntry e : ((OFGroupDescStatsReply) r).getEntries()) {
+                    installedGroups.add(PhysicalMessages.installedGroup(spec.id(), e));
+                }
+            }
             ready = true;
-            registry.events().switchConnected(spec.id(), entries);
+            registry.events().switchConnected(spec.id(), entries, installedGroups);
+            return null;
         });
     }
 

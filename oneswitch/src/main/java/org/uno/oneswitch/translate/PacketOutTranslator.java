@@ -59,14 +59,26 @@ public final class PacketOutTranslator {
         String ingressSwitch = in.map(m -> m.physical().switchId()).orElse(hostId());
         List<Part> parts = new ArrayList<>();
         for (SwitchSpec s : topology.switches()) {
-            List<Action> local = ActionLocalizer.localize(actions, s.id(), inPort, ingressSwitch, ports);
-            if (ActionLocalizer.hasOutput(local)) {
+            List<Action> local = Localizer.forPacketOut(s.id(), ports, s.id().equals(ingressSwitch),
+                    fromPort ? inPort : null).actionList(actions);
+            int last = lastOutput(local);
+            if (last >= 0) {
                 OFPort physIn = in.isPresent() && s.id().equals(ingressSwitch) ? in.get().physical().port()
                         : OFPort.CONTROLLER;
-                parts.add(new Part(s.id(), physIn, ActionLocalizer.trimAfterLastOutput(local)));
+                parts.add(new Part(s.id(), physIn, local.subList(0, last + 1)));
             }
         }
         return parts;
+    }
+
+    /** The index of the last output of {@code actions} (-1 if none): what follows it changes nothing. */
+    private static int lastOutput(List<Action> actions) {
+        for (int i = actions.size() - 1; i >= 0; i--) {
+            if (actions.get(i) instanceof Action.Output) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private String hostId() {

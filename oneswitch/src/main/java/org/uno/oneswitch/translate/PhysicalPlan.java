@@ -1,6 +1,8 @@
 package org.uno.oneswitch.translate;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,76 +11,151 @@ import java.util.Optional;
 
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.Instruction;
-import org.uno.oneswitch.model.Topology;
 
 /**
- * The physical flow entries all virtual rules need, with who needs each, and the changes that
- * follow from replacing some virtual rules' translations.
+ * The physical flow entries and groups that everything installed needs, with who needs each, and
+ * the changes that follow from replacing some owners' translations.
  *
- * <p>Invariants: an entry (switch, table, priority, match) exists once, with one instruction list
- * that every virtual rule needing it agrees on, and as long as at least one does; link arrivals
- * are unambiguous ({@link LinkIndex}); each entry keeps its cookie for its whole life, and cookies
- * are never reused. {@link #replace} is all-or-nothing. No I/O: the caller sends the changes.
+ * <p>Invariants: an entry (switch, table, priority, match) or group (switch, id) exists once, with
+ * one content every owner needing it agrees on, and as long as at least one owner needs it
+ * (entries kept only by a retirement yield to a real owner that needs the key with other
+ * content); each entry keeps its cookie for its whole life and cookies are never reused; a tag is
+ * allocated while some entry carries it. {@link #replace} is all-or-nothing. No I/O: the caller
+ * sends the changes.
  */
 public final class PhysicalPlan {
     /** High 16 bits of every physical cookie OneSwitch allocates ("UN"), so strays are easy to see. */
     public static final long COOKIE_TAG = 0x554eL << 48;
+    private static final long COOKIE_MASK = (1L << 48) - 1;
 
-    private record Contribution(long virtualId, PhysicalRule.Role role, Origin origin) {
+    private record Contribution(Owner owner, PhysicalRule.Role role) {
     }
 
-    private record Entry(List<Instruction> instructions, U64 cookie, List<Contribution> contributions) {
+    private record FlowEntry(List<Instruction> instructions, U64 cookie, int tag, List<Contribution> contributions) {
     }
 
-    private final LinkIndex links;
-    private final Map<PhysicalKey, Entry> entries = new HashMap<>();
+    private record GroupEntry(PhysicalGroup group, List<Owner> owners) {
+    }
+
+    private final TagSpace tags;
+    private final Map<PhysicalKey, FlowEntry> flows = new HashMap<>();
+    private final Map<PhysicalGroup.GroupKey, GroupEntry> groups = new HashMap<>();
     private final Map<U64, PhysicalKey> byCookie = new HashMap<>();
-    private final Map<Long, List<PhysicalRule>> byVirtual = new HashMap<>();
+    private final Map<Owner, Translation> byOwner = new HashMap<>();
     private long nextCookie = 1;
 
-    public PhysicalPlan(Topology topology) {
-        this.links = new LinkIndex(topology);
+    public PhysicalPlan(TagSpace tags) {
+        this.tags = tags;
+    }
+
+    /** The tags of this plan. */
+    public TagSpace tags() {
+        return tags;
     }
 
     /**
-     * Replaces the translations of the given virtual rules (an empty list removes a rule) and
-     * returns the physical changes, adds and modifies before deletes. Throws, changing nothing,
-     * when the result would be ambiguous.
+     * Replaces the translations of the given owners ({@link Translation#EMPTY} removes an owner)
+     * and returns the physical changes. Throws, changing nothing, when two owners need the same
+     * entry or group with different content.
      */
-    public List<PhysicalChange> replace(Map<Long, List<PhysicalRule>> translations)
+    public PlanDiff replace(Map<Owner, Translation> translations) throws TranslationConflictException {
+        PlanDiff diff = replaceKeepingTags(translations);
+        tags.sweep();
+        return diff;
+    }
+
+    /**
+     * Like {@link #replace}, but the entries and groups the change would delete are kept,
+     * unchanged, under the retirement {@code retired} (they go with
+     * {@code replace(Map.of(retired, Translation.EMPTY))}), and so are the tags they carry.
+     * Returns the changes without those deletions.
+     */
+    public PlanDiff replaceRetiring(Map<Owner, Translation> translations, Owner retired)
             throws TranslationConflictException {
-        Map<PhysicalKey, Entry> before = new LinkedHashMap<>();
-        Map<Long, List<PhysicalRule>> previous = new HashMap<>();
-        for (Long id : translations.keySet()) {
-            List<PhysicalRule> old = byVirtual.remove(id);
-            previous.put(id, old);
-            for (PhysicalRule r : old == null ? List.<PhysicalRule>of() : old) {
-                remember(before, r.physicalKey());
-                removeContribution(r.physicalKey(), new Contribution(id, r.role(), r.origin()));
-            }
-        }
+        PlanDiff diff = replaceKeepingTags(translations);
+        PlanDiff live = retire(diff, retired);
+        tags.sweep();
+        return live;
+    }
+
+    private PlanDiff replaceKeepingTags(Map<Owner, Translation> translations) throws TranslationConflictException {
+        Map<PhysicalKey, FlowEntry> flowsBefore = new LinkedHashMap<>();
+        Map<PhysicalGroup.GroupKey, GroupEntry> groupsBefore = new LinkedHashMap<>();
+        Map<Owner, Translation> previous = new HashMap<>();
         try {
-            for (Map.Entry<Long, List<PhysicalRule>> e : translations.entrySet()) {
-                for (PhysicalRule r : e.getValue()) {
-                    remember(before, r.physicalKey());
-                    addContribution(r, e.getKey(), before.get(r.physicalKey()));
+            for (Owner owner : translations.keySet()) {
+                Translation old = byOwner.remove(owner);
+                previous.put(owner, old);
+                if (old != null) {
+                    for (PhysicalRule r : old.flows()) {
+                        remember(flowsBefore, flows, r.physicalKey());
+                        removeFlow(r.physicalKey(), owner);
+                    }
+                    for (PhysicalGroup g : old.groups()) {
+                        remember(groupsBefore, groups, g.groupKey());
+                        removeGroup(g.groupKey(), owner);
+                    }
+                }
+            }
+            for (Map.Entry<Owner, Translation> e : translations.entrySet()) {
+                for (PhysicalRule r : e.getValue().flows()) {
+                    remember(flowsBefore, flows, r.physicalKey());
+                    addFlow(r, e.getKey(), flowsBefore.get(r.physicalKey()));
+                }
+                for (PhysicalGroup g : e.getValue().groups()) {
+                    remember(groupsBefore, groups, g.groupKey());
+                    addGroup(g, e.getKey());
                 }
                 if (!e.getValue().isEmpty()) {
-                    byVirtual.put(e.getKey(), List.copyOf(e.getValue()));
+                    byOwner.put(e.getKey(), e.getValue());
                 }
             }
         } catch (TranslationConflictException ex) {
-            rollback(before, previous);
+            flowsBefore.forEach(this::putFlow);
+            groupsBefore.forEach(this::putGroup);
+            previous.forEach((owner, t) -> {
+                if (t == null) {
+                    byOwner.remove(owner);
+                } else {
+                    byOwner.put(owner, t);
+                }
+            });
+            tags.sweep();
             throw ex;
         }
-        return changes(before);
+        return diff(flowsBefore, groupsBefore);
     }
 
-    /** The entries planned for {@code switchId}. */
+    /** Puts back what {@code diff} deletes, under {@code owner}; returns the diff without the deletions. */
+    private PlanDiff retire(PlanDiff diff, Owner owner) {
+        List<PhysicalRule> keptFlows = new ArrayList<>();
+        for (PhysicalChange c : diff.flowDeletes()) {
+            PhysicalRule r = new PhysicalRule(c.key().switchId(), c.key().key(), c.instructions(), c.role(), c.tag());
+            putFlow(c.key(), new FlowEntry(c.instructions(), c.cookie(), c.tag(),
+                    List.of(new Contribution(owner, c.role()))));
+            keptFlows.add(r);
+        }
+        List<PhysicalGroup> keptGroups = new ArrayList<>();
+        for (GroupChange c : diff.groupDeletes()) {
+            putGroup(c.group().groupKey(), new GroupEntry(c.group(), List.of(owner)));
+            keptGroups.add(c.group());
+        }
+        Translation old = byOwner.get(owner);
+        List<PhysicalRule> allFlows = new ArrayList<>(old == null ? List.of() : old.flows());
+        allFlows.addAll(keptFlows);
+        List<PhysicalGroup> allGroups = new ArrayList<>(old == null ? List.of() : old.groups());
+        allGroups.addAll(keptGroups);
+        byOwner.put(owner, new Translation(allFlows, allGroups));
+        return diff.withoutDeletes();
+    }
+
+    /** The flow entries planned for {@code switchId}. */
     public List<InstalledEntry> entries(String switchId) {
         List<InstalledEntry> out = new ArrayList<>();
-        for (Map.Entry<PhysicalKey, Entry> e : entries.entrySet()) {
+        for (Map.Entry<PhysicalKey, FlowEntry> e : flows.entrySet()) {
             if (e.getKey().switchId().equals(switchId)) {
                 out.add(new InstalledEntry(e.getKey(), e.getValue().instructions(), e.getValue().cookie()));
             }
@@ -86,111 +163,251 @@ public final class PhysicalPlan {
         return out;
     }
 
-    /** The physical rules of virtual rule {@code virtualId} (empty when it has none). */
-    public List<PhysicalRule> rulesOf(long virtualId) {
-        return byVirtual.getOrDefault(virtualId, List.of());
-    }
-
-    /** The planned entries whose counters are virtual rule {@code virtualId}'s counters. */
-    public List<InstalledEntry> countingEntries(long virtualId) {
-        List<InstalledEntry> out = new ArrayList<>();
-        for (PhysicalRule r : rulesOf(virtualId)) {
-            if (r.role() == PhysicalRule.Role.COUNTING) {
-                Entry e = entries.get(r.physicalKey());
-                InstalledEntry ie = new InstalledEntry(r.physicalKey(), e.instructions(), e.cookie());
-                if (!out.contains(ie)) {
-                    out.add(ie);
-                }
+    /** The groups planned for {@code switchId}. */
+    public List<PhysicalGroup> groups(String switchId) {
+        List<PhysicalGroup> out = new ArrayList<>();
+        for (GroupEntry e : groups.values()) {
+            if (e.group().switchId().equals(switchId)) {
+                out.add(e.group());
             }
         }
         return out;
     }
 
-    /** The virtual rule an entry with {@code cookie} counts for (the first one if shared). */
+    /** What {@code owner} needs (empty when nothing). */
+    public Translation translationOf(Owner owner) {
+        return byOwner.getOrDefault(owner, Translation.EMPTY);
+    }
+
+    /** The owners that have a translation, retirements included. */
+    public Collection<Owner> owners() {
+        return List.copyOf(byOwner.keySet());
+    }
+
+    /** The cookie of the planned entry {@code key}. */
+    public Optional<U64> cookieOf(PhysicalKey key) {
+        FlowEntry e = flows.get(key);
+        return e == null ? Optional.empty() : Optional.of(e.cookie());
+    }
+
+    /** The planned entry with {@code cookie}. */
+    public Optional<InstalledEntry> entryOf(U64 cookie) {
+        PhysicalKey key = byCookie.get(cookie);
+        return key == null ? Optional.empty()
+                : Optional.of(new InstalledEntry(key, flows.get(key).instructions(), cookie));
+    }
+
+    /** Who needs the entry with {@code cookie} (empty for an unknown cookie). */
+    public List<Owner> ownersOf(U64 cookie) {
+        PhysicalKey key = byCookie.get(cookie);
+        return key == null ? List.of() : flows.get(key).contributions().stream().map(Contribution::owner).toList();
+    }
+
+    /** The planned entries whose counters are virtual rule {@code ruleId}'s counters. */
+    public List<InstalledEntry> countingEntries(long ruleId) {
+        List<InstalledEntry> out = new ArrayList<>();
+        for (PhysicalRule r : translationOf(Owner.rule(ruleId)).flows()) {
+            if (r.role() == PhysicalRule.Role.COUNTING) {
+                FlowEntry e = flows.get(r.physicalKey());
+                out.add(new InstalledEntry(r.physicalKey(), e.instructions(), e.cookie()));
+            }
+        }
+        return out;
+    }
+
+    /** The virtual rule an entry with {@code cookie} counts for. */
     public Optional<Long> countingOwner(U64 cookie) {
         PhysicalKey key = byCookie.get(cookie);
         if (key == null) {
             return Optional.empty();
         }
-        return entries.get(key).contributions().stream().filter(c -> c.role() == PhysicalRule.Role.COUNTING)
-                .map(Contribution::virtualId).findFirst();
+        return flows.get(key).contributions().stream()
+                .filter(c -> c.role() == PhysicalRule.Role.COUNTING && c.owner().kind() == Owner.Kind.RULE)
+                .map(c -> c.owner().id()).findFirst();
     }
 
-    /** How many physical entries the plan holds on all switches. */
+    /**
+     * Takes over {@code cookie} for the planned entry {@code key} (found on a switch with the
+     * planned instructions, e.g. after a restart), so that the entry need not be replaced; false
+     * when the cookie is not OneSwitch's or another entry has it.
+     */
+    public boolean adoptCookie(PhysicalKey key, U64 cookie) {
+        FlowEntry e = flows.get(key);
+        if (e == null || byCookie.containsKey(cookie) || (cookie.getValue() & ~COOKIE_MASK) != COOKIE_TAG) {
+            return false;
+        }
+        putFlow(key, new FlowEntry(e.instructions(), cookie, e.tag(), e.contributions()));
+        nextCookie = Math.max(nextCookie, (cookie.getValue() & COOKIE_MASK) + 1);
+        return true;
+    }
+
+    /** How many flow entries the plan holds on all switches. */
     public int size() {
-        return entries.size();
+        return flows.size();
     }
 
-    private void remember(Map<PhysicalKey, Entry> before, PhysicalKey key) {
+    /** How many groups the plan holds on all switches. */
+    public int groupCount() {
+        return groups.size();
+    }
+
+    private static <K, V> void remember(Map<K, V> before, Map<K, V> current, K key) {
         if (!before.containsKey(key)) {
-            before.put(key, entries.get(key));
+            before.put(key, current.get(key));
         }
     }
 
-    /** Adds one rule's need for an entry; {@code old} is the entry before this replace (keeps its cookie). */
-    private void addContribution(PhysicalRule r, long virtualId, Entry old) throws TranslationConflictException {
+    /** Adds one owner's need for an entry; {@code old} is the entry before this replace (keeps its cookie). */
+    private void addFlow(PhysicalRule r, Owner owner, FlowEntry old) throws TranslationConflictException {
         PhysicalKey key = r.physicalKey();
-        Entry e = entries.get(key);
+        FlowEntry e = flows.get(key);
         if (e != null && !e.instructions().equals(r.instructions())) {
-            throw new TranslationConflictException("virtual rules #" + e.contributions().get(0).virtualId()
-                    + " and #" + virtualId + " both need physical entry " + key + " with different actions");
-        }
-        Contribution c = new Contribution(virtualId, r.role(), r.origin());
-        if (e == null || e.contributions().stream().noneMatch(x -> x.origin().equals(r.origin()))) {
-            links.check(key, r.instructions(), r.origin(), k -> entries.get(k).instructions());
+            if (!onlyRetired(e.contributions().stream().map(Contribution::owner).toList())) {
+                throw new TranslationConflictException(e.contributions().get(0).owner() + " and " + owner
+                        + " both need physical entry " + key + " with different actions");
+            }
+            e = new FlowEntry(r.instructions(), e.cookie(), r.tag(), List.of());
         }
         List<Contribution> cs = new ArrayList<>(e == null ? List.of() : e.contributions());
-        cs.add(c);
+        cs.add(new Contribution(owner, r.role()));
         U64 cookie = e != null ? e.cookie() : old != null ? old.cookie() : U64.of(COOKIE_TAG | nextCookie++);
-        put(key, new Entry(r.instructions(), cookie, cs));
+        putFlow(key, new FlowEntry(r.instructions(), cookie, r.tag(), cs));
     }
 
-    private void removeContribution(PhysicalKey key, Contribution c) {
-        Entry e = entries.get(key);
+    private void removeFlow(PhysicalKey key, Owner owner) {
+        FlowEntry e = flows.get(key);
+        if (e == null) {
+            return;
+        }
         List<Contribution> cs = new ArrayList<>(e.contributions());
-        cs.remove(c);
-        put(key, cs.isEmpty() ? null : new Entry(e.instructions(), e.cookie(), cs));
+        for (int i = 0; i < cs.size(); i++) {
+            if (cs.get(i).owner().equals(owner)) {
+                cs.remove(i);
+                putFlow(key, cs.isEmpty() ? null : new FlowEntry(e.instructions(), e.cookie(), e.tag(), cs));
+                return;
+            }
+        }
     }
 
-    /** Sets (or with null removes) an entry and keeps the cookie and link indexes in step. */
-    private void put(PhysicalKey key, Entry next) {
-        Entry prev = next == null ? entries.remove(key) : entries.put(key, next);
+    private void addGroup(PhysicalGroup g, Owner owner) throws TranslationConflictException {
+        GroupEntry e = groups.get(g.groupKey());
+        if (e != null && !e.group().equals(g)) {
+            if (!onlyRetired(e.owners())) {
+                throw new TranslationConflictException(e.owners().get(0) + " and " + owner + " both need group "
+                        + g.groupKey() + " with different buckets");
+            }
+            e = null;
+        }
+        List<Owner> owners = new ArrayList<>(e == null ? List.of() : e.owners());
+        owners.add(owner);
+        putGroup(g.groupKey(), new GroupEntry(g, owners));
+    }
+
+    private void removeGroup(PhysicalGroup.GroupKey key, Owner owner) {
+        GroupEntry e = groups.get(key);
+        if (e != null && e.owners().contains(owner)) {
+            List<Owner> owners = new ArrayList<>(e.owners());
+            owners.remove(owner);
+            putGroup(key, owners.isEmpty() ? null : new GroupEntry(e.group(), owners));
+        }
+    }
+
+    private static boolean onlyRetired(List<Owner> owners) {
+        return owners.stream().allMatch(o -> o.kind() == Owner.Kind.RETIRED);
+    }
+
+    /** Sets (or with null removes) an entry and keeps the cookie index and tag references in step. */
+    private void putFlow(PhysicalKey key, FlowEntry next) {
+        FlowEntry prev = next == null ? flows.remove(key) : flows.put(key, next);
         if (prev != null) {
-            prev.contributions().forEach(c -> links.remove(key, c.origin()));
             byCookie.remove(prev.cookie());
+            if (prev.tag() != 0) {
+                tags.release(prev.tag());
+            }
         }
         if (next != null) {
-            next.contributions().forEach(c -> links.add(key, c.origin()));
             byCookie.put(next.cookie(), key);
-        }
-    }
-
-    private void rollback(Map<PhysicalKey, Entry> before, Map<Long, List<PhysicalRule>> previous) {
-        before.forEach(this::put);
-        for (Map.Entry<Long, List<PhysicalRule>> e : previous.entrySet()) {
-            if (e.getValue() == null) {
-                byVirtual.remove(e.getKey());
-            } else {
-                byVirtual.put(e.getKey(), e.getValue());
+            if (next.tag() != 0) {
+                tags.retain(next.tag());
             }
         }
     }
 
-    private List<PhysicalChange> changes(Map<PhysicalKey, Entry> before) {
-        List<PhysicalChange> upserts = new ArrayList<>();
+    private void putGroup(PhysicalGroup.GroupKey key, GroupEntry next) {
+        GroupEntry prev = next == null ? groups.remove(key) : groups.put(key, next);
+        if (prev != null && prev.group().tag() != 0) {
+            tags.release(prev.group().tag());
+        }
+        if (next != null && next.group().tag() != 0) {
+            tags.retain(next.group().tag());
+        }
+    }
+
+    private PlanDiff diff(Map<PhysicalKey, FlowEntry> flowsBefore, Map<PhysicalGroup.GroupKey, GroupEntry> groupsBefore) {
+        List<PhysicalChange> adds = new ArrayList<>();
+        List<PhysicalChange> modifies = new ArrayList<>();
         List<PhysicalChange> deletes = new ArrayList<>();
-        for (Map.Entry<PhysicalKey, Entry> e : before.entrySet()) {
-            Entry old = e.getValue();
-            Entry now = entries.get(e.getKey());
+        for (Map.Entry<PhysicalKey, FlowEntry> e : flowsBefore.entrySet()) {
+            FlowEntry old = e.getValue();
+            FlowEntry now = flows.get(e.getKey());
             if (now == null && old != null) {
-                deletes.add(new PhysicalChange(PhysicalChange.Kind.DELETE, e.getKey(), List.of(), old.cookie()));
+                deletes.add(change(PhysicalChange.Kind.DELETE, e.getKey(), old));
             } else if (now != null && old == null) {
-                upserts.add(new PhysicalChange(PhysicalChange.Kind.ADD, e.getKey(), now.instructions(), now.cookie()));
+                adds.add(change(PhysicalChange.Kind.ADD, e.getKey(), now));
             } else if (now != null && !now.instructions().equals(old.instructions())) {
-                upserts.add(new PhysicalChange(PhysicalChange.Kind.MODIFY, e.getKey(), now.instructions(), now.cookie()));
+                modifies.add(change(PhysicalChange.Kind.MODIFY, e.getKey(), now));
             }
         }
-        upserts.addAll(deletes);
-        return upserts;
+        List<GroupChange> upserts = new ArrayList<>();
+        List<GroupChange> groupDeletes = new ArrayList<>();
+        for (Map.Entry<PhysicalGroup.GroupKey, GroupEntry> e : groupsBefore.entrySet()) {
+            GroupEntry old = e.getValue();
+            GroupEntry now = groups.get(e.getKey());
+            if (now == null && old != null) {
+                groupDeletes.add(new GroupChange(PhysicalChange.Kind.DELETE, old.group()));
+            } else if (now != null && old == null) {
+                upserts.add(new GroupChange(PhysicalChange.Kind.ADD, now.group()));
+            } else if (now != null && !now.group().equals(old.group())) {
+                upserts.add(new GroupChange(PhysicalChange.Kind.MODIFY, now.group()));
+            }
+        }
+        Map<PhysicalGroup.GroupKey, Integer> depths = new HashMap<>();
+        upserts.sort(Comparator.comparingInt(c -> depth(c.group(), groupsBefore, depths)));
+        groupDeletes.sort(Comparator.comparingInt(c -> -depth(c.group(), groupsBefore, depths)));
+        return new PlanDiff(upserts, adds, modifies, deletes, groupDeletes);
+    }
+
+    /**
+     * How long the chain of groups {@code g} applies is (0 for a group whose buckets apply none), so
+     * that groups are added after, and deleted before, the groups they apply.
+     */
+    private int depth(PhysicalGroup g, Map<PhysicalGroup.GroupKey, GroupEntry> before,
+                      Map<PhysicalGroup.GroupKey, Integer> memo) {
+        Integer known = memo.get(g.groupKey());
+        if (known != null) {
+            return known;
+        }
+        memo.put(g.groupKey(), 0);
+        int d = 0;
+        for (Bucket b : g.buckets()) {
+            for (Action a : b.actions()) {
+                if (a instanceof Action.Group ref) {
+                    PhysicalGroup.GroupKey k = new PhysicalGroup.GroupKey(g.switchId(),
+                            Integer.toUnsignedLong(ref.group().getGroupNumber()));
+                    GroupEntry e = groups.containsKey(k) ? groups.get(k) : before.get(k);
+                    if (e != null) {
+                        d = Math.max(d, 1 + depth(e.group(), before, memo));
+                    }
+                }
+            }
+        }
+        memo.put(g.groupKey(), d);
+        return d;
+    }
+
+    private static PhysicalChange change(PhysicalChange.Kind kind, PhysicalKey key, FlowEntry e) {
+        Optional<PhysicalRule.Role> role = e.contributions().stream().map(Contribution::role).findFirst();
+        return new PhysicalChange(kind, key, e.instructions(), e.cookie(), role.orElse(PhysicalRule.Role.COUNTING),
+                e.tag());
     }
 }

@@ -7,21 +7,23 @@ import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.RuleKey;
 
 /**
- * One flow entry a virtual rule needs on one physical switch (ports are physical).
+ * One flow entry something needs on one physical switch (ports are physical).
  *
  * @param switchId     the physical switch (platform id)
  * @param key          table, priority and match on that switch
  * @param instructions what the entry does
- * @param role         whether its counters are the virtual rule's counters
- * @param origin       what packets it may see on a link port (see {@link Origin})
+ * @param role         what the entry is for
+ * @param tag          the flow-id tag the entry matches (delivery entries), else 0
  */
-public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instructions, Role role, Origin origin) {
-    /** Whether a physical rule counts the virtual rule's packets. */
+public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instructions, Role role, int tag) {
+    /** What a physical entry is for. */
     public enum Role {
-        /** The rule where packets enter: its counters are the virtual rule's (each packet once). */
+        /** A virtual rule on a switch where its packets enter: its counters are the virtual rule's. */
         COUNTING,
-        /** A rule on a link port that carries packets on to their egress: not counted. */
-        FORWARDING
+        /** Delivers packets carrying a flow-id tag that arrive over a PCIe link; not counted. */
+        DELIVERY,
+        /** OneSwitch's own entries of the dispatch table (pipeline entry, link drops, drain markers). */
+        INFRASTRUCTURE
     }
 
     public PhysicalRule {
@@ -29,7 +31,6 @@ public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instr
         Objects.requireNonNull(key, "key");
         instructions = List.copyOf(instructions);
         Objects.requireNonNull(role, "role");
-        Objects.requireNonNull(origin, "origin");
     }
 
     /** The switch and key that identify this entry among all physical entries. */
@@ -39,6 +40,6 @@ public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instr
 
     @Override
     public String toString() {
-        return switchId + ":" + key + " -> " + instructions + " (" + role + ", " + origin + ")";
+        return switchId + ":" + key + " -> " + instructions + " (" + role + (tag != 0 ? ", tag " + tag : "") + ")";
     }
 }

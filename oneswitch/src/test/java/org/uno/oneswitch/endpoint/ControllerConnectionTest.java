@@ -65,8 +65,7 @@ class ControllerConnectionTest {
     @Test
     void unsupportedMessagesGetBadTypeWithTheirXid() {
         Harness.Conn c = h.connect(false, true);
-        c.send(OF13.buildGroupAdd().setXid(42).setGroupType(org.projectfloodlight.openflow.protocol.OFGroupType.ALL)
-                .setGroup(org.projectfloodlight.openflow.types.OFGroup.of(1)).setBuckets(List.of()).build());
+        c.send(OF13.buildMeterMod().setXid(42).setCommand(org.projectfloodlight.openflow.protocol.OFMeterModCommand.ADD).setMeterId(1).setMeters(List.of()).build());
         OFBadRequestErrorMsg e = assertInstanceOf(OFBadRequestErrorMsg.class, onlyError(c.received(), 42));
         assertEquals(OFBadRequestCode.BAD_TYPE, e.getCode());
         c.send(OF13.buildQueueStatsRequest().setXid(43).build());

@@ -27,8 +27,10 @@ final class Harness {
     final RecordingNetwork net = new RecordingNetwork(Fixtures.topology(1));
     final Northbound north = new Northbound(null, org.uno.oneswitch.codec.Transport.nio(), 5, 3);
     long now = 1_000_000_000L;
+    /** Tasks scheduled on the virtual switch's timers, run by {@link #runTimers()}. */
+    final List<Runnable> timers = new ArrayList<>();
     final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(0xabcL), 8, Fixtures.topology(1), net, north.notifier(),
-            () -> now);
+            () -> now, (ms, task) -> timers.add(task), 1000);
 
     Harness() throws Exception {
         north.serve(vs, net, new Northbound.Identity("UNO", "hw", "sw", "serial", "dp"));
@@ -36,6 +38,13 @@ final class Harness {
             vs.ports().add(new org.uno.oneswitch.core.PortRequest(m.physical().switchId(), m.physicalName(), null,
                     (long) m.virtualPort().getPortNumber(), null));
         }
+    }
+
+    /** Runs every scheduled task now (as if its time had come). */
+    void runTimers() {
+        List<Runnable> due = new ArrayList<>(timers);
+        timers.clear();
+        due.forEach(Runnable::run);
     }
 
     /** A new connection (active unless {@code passive}); with {@code hello} the handshake is done. */

@@ -69,10 +69,14 @@ class RequestHandlerTest {
         c.send(add(1, 10, inPortEthDst(1, "02:00:00:00:02:00"), output(OFPort.of(3))));
         c.send(OF13.buildBarrierRequest().setXid(2).build());
         assertEquals(List.of(OFType.BARRIER_REPLY), c.received().stream().map(OFMessage::getType).toList());
-        OFFlowMod hostRule = h.net.flows("host").get(0);
-        OFFlowMod snicRule = h.net.flows("snic0").get(0);
+        OFFlowMod hostRule = h.net.pipeline("host").get(0);
+        OFFlowMod snicRule = h.net.flows("snic0").stream().filter(f -> f.getMatch().isExact(MatchField.VLAN_VID))
+                .filter(f -> f.getPriority() == 300 && f.getMatch().get(MatchField.VLAN_VID).getVlan() < 4064)
+                .findFirst().orElseThrow();
         assertEquals(OFPort.of(2), hostRule.getMatch().get(MatchField.IN_PORT));
-        assertEquals(OFPort.of(1), snicRule.getMatch().get(MatchField.IN_PORT));
+        assertEquals(OFPort.of(1), snicRule.getMatch().get(MatchField.IN_PORT), "the delivery on the PCIe port");
+        assertEquals(List.of(), h.net.pipeline("snic0"));
+        assertEquals(1, h.net.groups("host").size(), "the tag group");
         h.net.count(hostRule.getCookie(), 7, 700);
         h.net.count(snicRule.getCookie(), 7, 700);
         c.send(OF13.buildFlowStatsRequest().setXid(3).setMatch(OF13.buildMatch().build()).setTableId(TableId.ALL)
@@ -102,15 +106,18 @@ class RequestHandlerTest {
     @Test
     void untranslatableRuleIsRefusedAndNotInstalled() {
         c.send(add(1, 10, OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(1)).build(), output(OFPort.of(3))));
-        // Fig. 6(a): another host port to the same sNIC port but with a rewrite: the sNIC cannot tell them apart.
+        // Fig. 6(a) of the UNO paper (a second ingress to another sNIC port) translates with its own tag...
         c.send(add(2, 10, OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(2)).build(), output(OFPort.CONTROLLER),
                 OF13.actions().setField(OF13.oxms().ethDst(MacAddress.of("02:00:00:00:00:09"))), output(OFPort.of(3))));
-        c.send(OF13.buildBarrierRequest().setXid(3).build());
+        // ...but FLOOD in an action set spanning two switches cannot be expressed (one output per action set).
+        c.send(OF13.buildFlowAdd().setXid(3).setPriority(9).setMatch(OF13.buildMatch().build())
+                .setInstructions(List.of(OF13.instructions().writeActions(List.of(output(OFPort.FLOOD))))).build());
+        c.send(OF13.buildBarrierRequest().setXid(4).build());
         List<OFMessage> got = c.received();
         OFFlowModFailedErrorMsg e = assertInstanceOf(OFFlowModFailedErrorMsg.class, got.get(0));
-        assertEquals(2, e.getXid());
+        assertEquals(3, e.getXid());
         assertEquals(OFFlowModFailedCode.UNKNOWN, e.getCode());
-        assertEquals(1, h.vs.virtualRuleCount());
+        assertEquals(2, h.vs.virtualRuleCount());
         c.send(add(4, 10, OF13.buildMatch().build(), OF13.actions().group(OFGroup.of(3))));
         assertInstanceOf(OFBadActionErrorMsg.class, c.received().get(0));
     }
@@ -128,14 +135,14 @@ class RequestHandlerTest {
     void deleteWithSendFlowRemReportsFinalCounters() {
         c.send(OF13.buildFlowAdd().setXid(1).setPriority(5).setMatch(OF13.buildMatch().build())
                 .setFlags(Set.of(OFFlowModFlags.SEND_FLOW_REM)).setInstructions(List.of()).build());
-        h.net.flows("host").forEach(f -> h.net.count(f.getCookie(), 3, 300));
-        h.net.flows("snic0").forEach(f -> h.net.count(f.getCookie(), 4, 400));
+        h.net.pipeline("host").forEach(f -> h.net.count(f.getCookie(), 3, 300));
+        h.net.pipeline("snic0").forEach(f -> h.net.count(f.getCookie(), 4, 400));
         c.send(OF13.buildFlowDelete().setXid(2).setTableId(TableId.ALL).setMatch(OF13.buildMatch().build())
                 .setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).build());
         OFFlowRemoved r = assertInstanceOf(OFFlowRemoved.class, c.received().get(0));
         assertEquals(OFFlowRemovedReason.DELETE, r.getReason());
         assertEquals(7, r.getPacketCount().getValue());
-        assertEquals(List.of(), h.net.flows("host"));
+        assertEquals(List.of(), h.net.pipeline("host"));
     }
 
     @Test
@@ -155,7 +162,7 @@ class RequestHandlerTest {
     void idleTimeoutFollowsThePacketCounters() {
         c.send(OF13.buildFlowAdd().setXid(1).setPriority(5).setMatch(OF13.buildMatch().build()).setIdleTimeout(2)
                 .setInstructions(List.of()).build());
-        U64 cookie = h.net.flows("host").get(0).getCookie();
+        U64 cookie = h.net.pipeline("host").get(0).getCookie();
         for (int i = 1; i <= 3; i++) {
             h.net.count(cookie, i, i);
             h.now += 1_500_000_000L;
@@ -172,15 +179,16 @@ class RequestHandlerTest {
     @Test
     void packetInCarriesTheVirtualPortAndTheVirtualCookie() {
         c.send(add(1, 0, OF13.buildMatch().build(), output(OFPort.CONTROLLER)));
-        U64 physicalCookie = h.net.flows("snic0").get(0).getCookie();
+        U64 physicalCookie = h.net.pipeline("snic0").get(0).getCookie();
         OFPacketIn pi = OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(4)
-                .setReason(OFPacketInReason.NO_MATCH).setTableId(TableId.of(0)).setCookie(physicalCookie)
+                .setReason(OFPacketInReason.NO_MATCH).setTableId(TableId.of(1)).setCookie(physicalCookie)
                 .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(2)).build()).setData(new byte[4]).build();
         Harness.Conn passive = h.connect(true, true);
         h.vs.packetIn("snic0", pi);
         OFPacketIn got = assertInstanceOf(OFPacketIn.class, c.received().get(0));
         assertEquals(OFPort.of(3), got.getMatch().get(MatchField.IN_PORT));
         assertEquals(U64.of(0xc0ffee), got.getCookie());
+        assertEquals(TableId.of(0), got.getTableId(), "virtual table 0 is physical table 1");
         assertEquals(List.of(), passive.received(), "service connections get async messages only when they ask");
         h.vs.packetIn("snic0", pi.createBuilder().setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(1))
                 .build()).build());
@@ -191,8 +199,10 @@ class RequestHandlerTest {
     void packetOutFloodLeavesFromEveryOtherVirtualPort() {
         c.send(OF13.buildPacketOut().setXid(1).setBufferId(OFBufferId.NO_BUFFER).setInPort(OFPort.of(1))
                 .setActions(List.of(output(OFPort.FLOOD))).setData(new byte[60]).build());
-        OFPacketOut host = (OFPacketOut) h.net.takeSent("host").get(0);
-        OFPacketOut snic = (OFPacketOut) h.net.takeSent("snic0").get(0);
+        OFPacketOut host = (OFPacketOut) h.net.takeSent("host").stream().filter(m -> m instanceof OFPacketOut)
+                .findFirst().orElseThrow();
+        OFPacketOut snic = (OFPacketOut) h.net.takeSent("snic0").stream().filter(m -> m instanceof OFPacketOut)
+                .findFirst().orElseThrow();
         assertEquals(OFPort.of(2), host.getInPort());
         assertEquals(List.of(output(OFPort.of(3))), host.getActions());
         assertEquals(OFPort.CONTROLLER, snic.getInPort());

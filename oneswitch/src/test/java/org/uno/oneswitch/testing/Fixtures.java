@@ -11,7 +11,9 @@ import org.projectfloodlight.openflow.types.DatapathId;
 import org.projectfloodlight.openflow.types.EthType;
 import org.projectfloodlight.openflow.types.IPv4Address;
 import org.projectfloodlight.openflow.types.MacAddress;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.OFVlanVidMatch;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
@@ -69,6 +71,12 @@ public final class Fixtures {
         return PortMap.of(m);
     }
 
+    /** The ports of the UNO paper's Fig. 6: V1 = host:2, V2 = host:3 (VMs), V3 = snic0:2, V4 = snic0:3. */
+    public static PortMap fig6Ports() {
+        return PortMap.of(List.of(map(1, "host", 2, "vm0"), map(2, "host", 3, "vm1"), map(3, "snic0", 2, "w0"),
+                map(4, "snic0", 3, "w1")));
+    }
+
     public static PortMapping map(int virtual, String sw, int port, String name) {
         return new PortMapping(OFPort.of(virtual), new PhysicalPort(sw, OFPort.of(port)), name, name);
     }
@@ -99,6 +107,26 @@ public final class Fixtures {
 
     public static Action out(OFPort port) {
         return Action.Output.to(port);
+    }
+
+    public static OFOxm<?> vlan(int vid) {
+        return OF13.oxms().vlanVid(OFVlanVidMatch.ofVlan(vid));
+    }
+
+    public static Action pushVlan() {
+        return new Action.Other(OF13.actions().pushVlan(EthType.VLAN_FRAME));
+    }
+
+    public static Action popVlan() {
+        return new Action.Other(OF13.actions().popVlan());
+    }
+
+    public static Action setVlan(int vid) {
+        return new Action.Other(OF13.actions().setField(OF13.oxms().vlanVid(OFVlanVidMatch.ofVlan(vid))));
+    }
+
+    public static Action group(long id) {
+        return new Action.Group(OFGroup.of((int) id));
     }
 
     public static Action setIpv4Src(String ip) {

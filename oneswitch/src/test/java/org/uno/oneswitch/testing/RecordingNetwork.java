@@ -1,6 +1,7 @@
 package org.uno.oneswitch.testing;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -14,6 +15,7 @@ import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsRequest;
+import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
 import org.projectfloodlight.openflow.protocol.OFPortFeatures;
@@ -43,6 +45,9 @@ public final class RecordingNetwork implements PhysicalNetwork {
     private final Map<String, Map<OFPort, OFPortDesc>> ports = new HashMap<>();
     /** Flow entries as installed: switch -> cookie -> add message. */
     private final Map<String, Map<U64, OFFlowMod>> flows = new HashMap<>();
+    private final Map<String, Map<Integer, OFGroupMod>> groups = new HashMap<>();
+    /** How many times each switch was settled. */
+    public final Map<String, Integer> settled = new HashMap<>();
     private final Map<U64, long[]> counters = new HashMap<>();
     private final List<CompletableFuture<Void>> barriers = new ArrayList<>();
     private boolean holdBarriers;
@@ -73,6 +78,16 @@ public final class RecordingNetwork implements PhysicalNetwork {
     /** The flow entries on {@code switchId}, as their add messages. */
     public List<OFFlowMod> flows(String switchId) {
         return List.copyOf(flows.getOrDefault(switchId, Map.of()).values());
+    }
+
+    /** The groups on {@code switchId}, as their add/modify messages. */
+    public List<OFGroupMod> groups(String switchId) {
+        return List.copyOf(groups.getOrDefault(switchId, Map.of()).values());
+    }
+
+    /** The flow entries of the virtual pipeline on {@code switchId} (OneSwitch's dispatch table left out). */
+    public List<OFFlowMod> pipeline(String switchId) {
+        return flows(switchId).stream().filter(f -> f.getTableId().getValue() > 0).toList();
     }
 
     /** Makes the entry with {@code cookie} report these counters. */
@@ -118,6 +133,14 @@ public final class RecordingNetwork implements PhysicalNetwork {
             nextError = null;
             onError.onError(switchId, e);
             return;
+        }
+        if (msg instanceof OFGroupMod gm) {
+            Map<Integer, OFGroupMod> table = groups.computeIfAbsent(switchId, s -> new LinkedHashMap<>());
+            switch (gm.getCommand()) {
+                case ADD, MODIFY -> table.put(gm.getGroup().getGroupNumber(), gm);
+                case DELETE -> table.remove(gm.getGroup().getGroupNumber());
+                default -> throw new IllegalStateException("unexpected physical " + gm.getCommand());
+            }
         }
         if (msg instanceof OFFlowMod fm) {
             Map<U64, OFFlowMod> table = flows.computeIfAbsent(switchId, s -> new LinkedHashMap<>());
@@ -179,6 +202,12 @@ public final class RecordingNetwork implements PhysicalNetwork {
             b.complete(null);
         }
         return b;
+    }
+
+    @Override
+    public CompletableFuture<Void> settle(Collection<String> switches) {
+        switches.forEach(s -> settled.merge(s, 1, Integer::sum));
+        return barrier();
     }
 
     @Override

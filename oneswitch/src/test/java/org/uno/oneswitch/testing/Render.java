@@ -3,16 +3,24 @@ package org.uno.oneswitch.testing;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
-import org.projectfloodlight.openflow.protocol.action.OFActionSetField;
-import org.uno.oneswitch.model.Action;
-import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.codec.RuleText;
+import org.uno.oneswitch.translate.GroupChange;
 import org.uno.oneswitch.translate.PhysicalChange;
+import org.uno.oneswitch.translate.PhysicalGroup;
 import org.uno.oneswitch.translate.PhysicalRule;
+import org.uno.oneswitch.translate.PlanDiff;
+import org.uno.oneswitch.translate.Translation;
 
-/** Stable, readable text for physical rules, as golden files hold them. */
+/** Stable, readable text for translations and changes, as golden files hold them. */
 public final class Render {
     private Render() {
+    }
+
+    public static String translation(Translation t) {
+        return Stream.concat(t.flows().stream().map(Render::rule), t.groups().stream().map(Render::group)).sorted()
+                .collect(Collectors.joining("\n")) + "\n";
     }
 
     public static String rules(List<PhysicalRule> rules) {
@@ -21,35 +29,23 @@ public final class Render {
 
     public static String rule(PhysicalRule r) {
         return r.switchId() + " table=" + r.key().table() + " priority=" + r.key().priority() + " " + r.key().match()
-                + " actions=" + instructions(r.instructions()) + " [" + r.role().name().toLowerCase() + ", "
-                + r.origin() + "]";
+                + " actions=" + RuleText.instructions(r.instructions()) + " [" + r.role().name().toLowerCase() + "]";
     }
 
-    public static String changes(List<PhysicalChange> changes) {
-        return changes.stream().sorted(Comparator.comparing(PhysicalChange::toString))
-                .map(c -> c.kind() + " " + c.key().switchId() + " " + c.key().key()
-                        + (c.kind() == PhysicalChange.Kind.DELETE ? "" : " actions=" + instructions(c.instructions())))
-                .collect(Collectors.joining("\n")) + "\n";
+    public static String group(PhysicalGroup g) {
+        return g.switchId() + " group=" + Long.toUnsignedString(g.groupId()) + " type=" + g.type().name().toLowerCase()
+                + " " + g.buckets().stream().map(RuleText::bucket).collect(Collectors.joining(" "));
     }
 
-    public static String instructions(List<Instruction> ins) {
-        return ins.stream().map(Render::instruction).collect(Collectors.joining(" "));
+    public static String changes(PlanDiff diff) {
+        return Stream.concat(diff.inOrder().stream().filter(c -> c instanceof PhysicalChange).map(c -> change(
+                (PhysicalChange) c)), diff.inOrder().stream().filter(c -> c instanceof GroupChange)
+                .map(c -> ((GroupChange) c).kind() + " " + group(((GroupChange) c).group())))
+                .sorted(Comparator.naturalOrder()).collect(Collectors.joining("\n")) + "\n";
     }
 
-    private static String instruction(Instruction i) {
-        if (i instanceof Instruction.ApplyActions a) {
-            return a.actions().isEmpty() ? "drop" : actions(a.actions());
-        } else if (i instanceof Instruction.WriteActions w) {
-            return "write(" + actions(w.actions()) + ")";
-        } else if (i instanceof Instruction.GotoTable g) {
-            return "goto:" + g.table();
-        }
-        return i.toString();
-    }
-
-    private static String actions(List<Action> actions) {
-        return actions.stream().map(a -> a instanceof Action.Other o && o.raw() instanceof OFActionSetField sf
-                ? "set:" + sf.getField().getMatchField().getName() + "=" + sf.getField().getValue()
-                : a.toString()).collect(Collectors.joining(","));
+    private static String change(PhysicalChange c) {
+        return c.kind() + " " + c.key().switchId() + " " + c.key().key()
+                + (c.kind() == PhysicalChange.Kind.DELETE ? "" : " actions=" + RuleText.instructions(c.instructions()));
     }
 }

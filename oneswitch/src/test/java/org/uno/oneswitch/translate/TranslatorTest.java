@@ -2,60 +2,74 @@ package org.uno.oneswitch.translate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.uno.oneswitch.testing.Fixtures.apply;
 import static org.uno.oneswitch.testing.Fixtures.ethDst;
+import static org.uno.oneswitch.testing.Fixtures.group;
 import static org.uno.oneswitch.testing.Fixtures.inPort;
 import static org.uno.oneswitch.testing.Fixtures.ipv4;
 import static org.uno.oneswitch.testing.Fixtures.ipv4Src;
 import static org.uno.oneswitch.testing.Fixtures.match;
 import static org.uno.oneswitch.testing.Fixtures.out;
+import static org.uno.oneswitch.testing.Fixtures.popVlan;
+import static org.uno.oneswitch.testing.Fixtures.pushVlan;
 import static org.uno.oneswitch.testing.Fixtures.rule;
 import static org.uno.oneswitch.testing.Fixtures.setIpv4Src;
+import static org.uno.oneswitch.testing.Fixtures.setVlan;
+import static org.uno.oneswitch.testing.Fixtures.vlan;
 
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
+import org.projectfloodlight.openflow.protocol.OFGroupType;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.BadInstructionException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
-import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.testing.Fixtures;
 import org.uno.oneswitch.testing.Golden;
 import org.uno.oneswitch.testing.Render;
 
-/** The §3.3.1 translation cases, one golden file each (virtual rule in, physical rules out). */
+/**
+ * The translation cases, one golden file each (virtual rule in, physical entries out). Tags are
+ * allocated in order from 1, so the files show tag 1 as group 4293918721 (0xfff00001).
+ */
 class TranslatorTest {
     private final Translator one = new Translator(Fixtures.topology(1));
     private final PortMap ports = Fixtures.ports(1);
 
     private String translate(VirtualRule r) throws OpenFlowException {
-        return Render.rules(one.translate(r, ports));
+        return translate(one, r, ports);
+    }
+
+    private static String translate(Translator t, VirtualRule r, PortMap ports) throws OpenFlowException {
+        return Render.translation(t.translate(r, ports, new TagSpace()));
     }
 
     @Test
-    void step1NoIngressNoEgressGoesToEverySwitch() throws Exception {
+    void noIngressPortGoesToEverySwitchWithPorts() throws Exception {
         Golden.check("step1-table-miss", translate(rule(1, 0, FlowMatch.ANY, apply(out(OFPort.CONTROLLER)))));
         Golden.check("step1-drop", translate(rule(2, 5, match(ipv4(), ipv4Src("10.9.9.9")), apply())));
     }
 
     @Test
-    void step2IngressOnlyGoesToTheIngressSwitch() throws Exception {
+    void ingressPortGoesToItsSwitchOnly() throws Exception {
         Golden.check("step2-ingress-to-controller", translate(rule(1, 7, match(inPort(3)), apply(out(OFPort.CONTROLLER)))));
         Golden.check("step2-local-output", translate(rule(2, 7, match(inPort(1)), apply(out(2)))));
     }
 
     @Test
-    void step3CrossingRuleBecomesAPathOverThePcieLink() throws Exception {
+    void crossingRulePushesTheTagOfItsEgressPort() throws Exception {
         Golden.check("step3-vm-to-wire", translate(rule(1, 10, match(inPort(1), ethDst("02:00:00:00:02:00")),
                 apply(out(3)))));
         Golden.check("step3-wire-to-vm", translate(rule(2, 10, match(inPort(3), ethDst("02:00:00:00:01:00")),
@@ -63,58 +77,98 @@ class TranslatorTest {
     }
 
     @Test
-    void step3HeaderRewriteHappensOnTheEgressSwitchOnly() throws Exception {
-        Golden.check("step3-rewrite-at-egress", translate(rule(1, 10, match(inPort(1), ipv4(), ipv4Src("10.0.0.1")),
+    void headerRewriteHappensOnceWhereThePacketEnters() throws Exception {
+        Golden.check("step3-rewrite-at-ingress", translate(rule(1, 10, match(inPort(1), ipv4(), ipv4Src("10.0.0.1")),
                 apply(setIpv4Src("1.1.1.1"), out(3)))));
     }
 
+    /** UNO paper, Table 1, virtual rule #1 (Fig. 6(a)): in_port=V1 -> output:V3, with V2 -> V4 beside it. */
     @Test
-    void step3MultipleEgressCopiesOntoTheLinkBeforeLocalActions() throws Exception {
-        // Table 1's rule #2 of the UNO paper: rewrite, output to a port on the ingress switch and one on the sNIC.
-        Golden.check("step3-multi-egress", translate(rule(1, 10, match(inPort(1), ipv4(), ipv4Src("10.0.0.1")),
-                apply(setIpv4Src("1.1.1.1"), out(2), out(3)))));
+    void table1MultiIngress() throws Exception {
+        TagSpace tags = new TagSpace();
+        PortMap fig6 = Fixtures.fig6Ports();
+        String r1 = Render.translation(one.translate(rule(1, 10, match(inPort(1)), apply(out(3))), fig6, tags));
+        String r2 = Render.translation(one.translate(rule(2, 10, match(inPort(2)), apply(out(4))), fig6, tags));
+        Golden.check("table1-rule1-multi-ingress", r1 + "--- the second rule of Fig. 6(a)\n" + r2);
+    }
+
+    /** UNO paper, Table 1, virtual rule #2 (Fig. 6(b)): rewrite, output to V2 (host) and V4 (sNIC). */
+    @Test
+    void table1MultiEgress() throws Exception {
+        Golden.check("table1-rule2-multi-egress", Render.translation(one.translate(rule(1, 10,
+                match(inPort(1), ipv4(), ipv4Src("10.0.0.1")), apply(setIpv4Src("1.1.1.1"), out(2), out(4))),
+                Fixtures.fig6Ports(), new TagSpace())));
     }
 
     @Test
-    void step4WildcardIngressIsExpandedOverTheVirtualPorts() throws Exception {
+    void wildcardIngressIsOneRulePerSwitch() throws Exception {
         Golden.check("step4-wildcard-to-wire", translate(rule(1, 10, match(ethDst("02:00:00:00:02:00")), apply(out(3)))));
         Golden.check("step4-flood", translate(rule(2, 1, FlowMatch.ANY, apply(out(OFPort.FLOOD)))));
     }
 
     @Test
+    void outputsBetweenRewritesShareOneTag() throws Exception {
+        Golden.check("segments", translate(two(), rule(1, 10, match(inPort(1)), apply(out(3), out(4), out(2),
+                pushVlan(), setVlan(7), out(3))), Fixtures.ports(2)));
+    }
+
+    @Test
     void twoSnicsRouteThroughTheHost() throws Exception {
-        Translator two = new Translator(Fixtures.topology(2));
-        Golden.check("two-snics-transit", Render.rules(two.translate(rule(1, 10, match(inPort(3)), apply(out(4))),
-                Fixtures.ports(2))));
-        Golden.check("two-snics-flood", Render.rules(two.translate(rule(2, 10, match(inPort(1)),
-                apply(out(OFPort.ALL))), Fixtures.ports(2))));
+        Golden.check("two-snics-transit", translate(two(), rule(1, 10, match(inPort(3)), apply(out(4))), Fixtures.ports(2)));
+        Golden.check("two-snics-flood", translate(two(), rule(2, 10, match(inPort(1)), apply(out(OFPort.ALL))),
+                Fixtures.ports(2)));
+    }
+
+    @Test
+    void pipelinesStayOnTheIngressSwitch() throws Exception {
+        Golden.check("goto-table", translate(rule(1, 0, 10, match(inPort(1)), List.of(
+                new Instruction.ApplyActions(List.of(setIpv4Src("1.1.1.1"))),
+                new Instruction.WriteMetadata(U64.of(5), U64.of(0xff)), new Instruction.GotoTable(1)))));
+        Golden.check("pop-then-remote-output", translate(rule(2, 1, 10, match(vlan(5)), List.of(
+                new Instruction.ApplyActions(List.of(popVlan(), out(3)))))));
+    }
+
+    @Test
+    void actionSetKeepsTheOutputThatTakesEffect() throws Exception {
+        Golden.check("write-actions", translate(rule(1, 0, 10, match(inPort(1)), List.of(
+                new Instruction.WriteActions(List.of(out(2), setIpv4Src("1.1.1.1"), out(3)))))));
+        TranslationConflictException flood = assertThrows(TranslationConflictException.class, () -> translate(
+                rule(1, 1, match(inPort(1)), List.of(new Instruction.WriteActions(List.of(out(OFPort.FLOOD)))))));
+        assertEquals(true, flood.getMessage().contains("action set"));
+    }
+
+    @Test
+    void groupsAreLocalisedOnEverySwitch() throws Exception {
+        VirtualGroup g = new VirtualGroup(7, OFGroupType.SELECT, List.of(
+                new Bucket(1, OFPort.ANY, OFGroup.ANY, List.of(out(1))),
+                new Bucket(2, OFPort.ANY, OFGroup.ANY, List.of(setIpv4Src("1.1.1.1"), out(3)))));
+        Golden.check("group-select", Render.translation(one.translate(g, ports, new TagSpace())));
+        VirtualGroup ff = new VirtualGroup(8, OFGroupType.FF, List.of(
+                new Bucket(0, OFPort.of(3), OFGroup.ANY, List.of(out(3))),
+                new Bucket(0, OFPort.of(2), OFGroup.ANY, List.of(out(2)))));
+        Golden.check("group-fast-failover", Render.translation(one.translate(ff, ports, new TagSpace())));
+        Golden.check("group-user", translate(rule(1, 10, match(inPort(1)), apply(group(7)))));
     }
 
     @Test
     void unmappedPortsTranslateToNothing() throws Exception {
-        assertEquals(List.of(), one.translate(rule(1, 10, match(inPort(9)), apply(out(3))), ports));
-        assertEquals("host table=0 priority=10 in_port=2 actions=drop [counting, local]\n",
+        assertEquals(Translation.EMPTY, one.translate(rule(1, 10, match(inPort(9)), apply(out(3))), ports, new TagSpace()));
+        assertEquals("host table=1 priority=10 in_port=2 actions=drop [counting]\n",
                 translate(rule(2, 10, match(inPort(1)), apply(out(9)))));
     }
 
     @Test
-    void goToTableStaysOnTheIngressSwitch() throws Exception {
-        Golden.check("goto-table", translate(rule(1, 0, 10, match(inPort(1)), List.of(
-                new Instruction.ApplyActions(List.of(setIpv4Src("1.1.1.1"))), new Instruction.GotoTable(1)))));
+    void refusesWhatItCannotTranslate() {
+        BadActionException reserved = assertThrows(BadActionException.class, () -> translate(rule(1, 1,
+                FlowMatch.ANY, apply(group(Layout.TAG_GROUP_BASE + 1)))));
+        assertEquals(OFBadActionCode.BAD_OUT_GROUP, reserved.code());
+        BadInstructionException meter = assertThrows(BadInstructionException.class, () -> translate(rule(1, 1,
+                FlowMatch.ANY, List.of(new Instruction.Meter(1)))));
+        assertEquals(OFBadInstructionCode.UNSUP_INST, meter.code());
+        assertThrows(BadActionException.class, () -> translate(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL)))));
     }
 
-    @Test
-    void refusesWhatItCannotTranslateYet() {
-        BadActionException group = assertThrows(BadActionException.class, () -> one.translate(rule(1, 1,
-                FlowMatch.ANY, apply(new Action.Group(OFGroup.of(1)))), ports));
-        assertEquals(OFBadActionCode.BAD_OUT_GROUP, group.code());
-        BadInstructionException meter = assertThrows(BadInstructionException.class, () -> one.translate(rule(1, 1,
-                FlowMatch.ANY, List.of(new Instruction.Meter(1))), ports));
-        assertEquals(OFBadInstructionCode.UNSUP_INST, meter.code());
-        assertThrows(BadActionException.class, () -> one.translate(rule(1, 1, FlowMatch.ANY,
-                apply(out(OFPort.NORMAL))), ports));
-        TranslationConflictException write = assertThrows(TranslationConflictException.class, () -> one.translate(
-                rule(1, 1, match(inPort(1)), List.of(new Instruction.WriteActions(List.of(out(3))))), ports));
-        assertTrue(write.getMessage().contains("write_actions"));
+    private static Translator two() {
+        return new Translator(Fixtures.topology(2));
     }
 }

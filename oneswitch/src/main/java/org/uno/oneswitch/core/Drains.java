@@ -1,0 +1,100 @@
+package org.uno.oneswitch.core;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import org.projectfloodlight.openflow.protocol.OFPacketIn;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.model.SwitchSpec;
+import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.translate.Infrastructure;
+
+/**
+ * Drain markers: proof that the packets other switches sent toward one switch before some moment
+ * have all arrived there. A marker is a packet-out on each other switch, through the same PCIe
+ * links as the data (first in, first out), that the target switch's dispatch table hands to
+ * OneSwitch; when every marker is back, nothing sent earlier is still on its way.
+ */
+final class Drains {
+    private static final Logger LOG = LoggerFactory.getLogger(Drains.class);
+    private static final byte[] MAGIC = "UNO-DRAIN".getBytes(StandardCharsets.US_ASCII);
+    private static final int ETH_HEADER = 14;
+    private static final int TAG = 4;
+
+    private final Topology topology;
+    private final PhysicalNetwork net;
+    private final Timers timers;
+    private final Map<Long, CompletableFuture<Void>> pending = new HashMap<>();
+    private long nextNonce = 1;
+
+    Drains(Topology topology, PhysicalNetwork net, Timers timers) {
+        this.topology = topology;
+        this.net = net;
+        this.timers = timers;
+    }
+
+    /**
+     * Sends a marker from every other connected switch toward {@code target}; completes with true
+     * when all came back, with false after {@code timeoutMillis} (or at once when {@code target}
+     * is not connected).
+     */
+    CompletableFuture<Boolean> toward(String target, long timeoutMillis) {
+        if (!net.connected(target)) {
+            return CompletableFuture.completedFuture(false);
+        }
+        List<CompletableFuture<Void>> markers = new ArrayList<>();
+        for (SwitchSpec s : topology.switches()) {
+            if (!s.id().equals(target) && net.connected(s.id())) {
+                long nonce = nextNonce++;
+                CompletableFuture<Void> f = new CompletableFuture<>();
+                pending.put(nonce, f);
+                markers.add(f);
+                net.send(s.id(), PhysicalMessages.packetOut(OFPort.CONTROLLER,
+                        Infrastructure.markerActions(topology, s.id(), target), packet(nonce), net.factory()),
+                        (sw, e) -> LOG.warn("switch {} refused a drain marker: {}", sw, e));
+                timers.schedule(timeoutMillis, () -> {
+                    if (pending.remove(nonce) != null) {
+                        f.completeExceptionally(new IllegalStateException("drain marker from " + s.id() + " lost"));
+                    }
+                });
+            }
+        }
+        return CompletableFuture.allOf(markers.toArray(CompletableFuture[]::new)).handle((v, t) -> t == null);
+    }
+
+    /** True when {@code pi} (from a PCIe link port) is a marker; completes its wait. */
+    boolean onPacketIn(OFPacketIn pi) {
+        byte[] d = pi.getData();
+        int at = ETH_HEADER + TAG;
+        if (d.length < at + MAGIC.length + Long.BYTES) {
+            return false;
+        }
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (d[at + i] != MAGIC[i]) {
+                return false;
+            }
+        }
+        long nonce = ByteBuffer.wrap(d, at + MAGIC.length, Long.BYTES).getLong();
+        CompletableFuture<Void> f = pending.remove(nonce);
+        if (f != null) {
+            f.complete(null);
+        }
+        return true;
+    }
+
+    /** An Ethernet frame (local experimental ethertype 0x88b5) carrying the magic and the nonce. */
+    private static byte[] packet(long nonce) {
+        ByteBuffer b = ByteBuffer.allocate(64);
+        byte[] mac = {0x02, 0x55, 0x4e, 0x4f, 0x00, 0x00};
+        b.put(mac).put(mac).putShort((short) 0x88b5).put(MAGIC).putLong(nonce);
+        return b.array();
+    }
+}

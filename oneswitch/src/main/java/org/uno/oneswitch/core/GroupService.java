@@ -1,0 +1,122 @@
+package org.uno.oneswitch.core;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import org.projectfloodlight.openflow.protocol.OFBadActionCode;
+import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
+import org.uno.oneswitch.error.BadActionException;
+import org.uno.oneswitch.error.GroupModFailedException;
+import org.uno.oneswitch.error.OpenFlowException;
+import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.GroupModRequest;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.store.VirtualGroupTable;
+import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.translate.Translation;
+
+/**
+ * Applies group_mods (OpenFlow 1.3 §6.5) to the virtual group table and the physical switches:
+ * each group exists on every switch where packets can enter, with its buckets localised there.
+ * Deleting a group deletes the rules that apply it, as OpenFlow says; a group another group
+ * chains to cannot be deleted (CHAINED_GROUP), and chains cannot loop.
+ */
+public final class GroupService {
+    private final VirtualGroupTable table;
+    private final PlanService planner;
+    private final FlowService flows;
+    private final Supplier<PortMap> ports;
+    private final Runnable changed;
+
+    public GroupService(VirtualGroupTable table, PlanService planner, FlowService flows, Supplier<PortMap> ports,
+                        Runnable changed) {
+        this.table = table;
+        this.planner = planner;
+        this.flows = flows;
+        this.ports = ports;
+        this.changed = changed;
+    }
+
+    public void groupMod(GroupModRequest req, PhysicalNetwork.ErrorListener onError) throws OpenFlowException {
+        VirtualGroup g = req.group();
+        switch (req.command()) {
+            case ADD, MODIFY -> {
+                boolean exists = table.get(g.id()).isPresent();
+                if (req.command() == GroupModRequest.Command.ADD && exists) {
+                    throw new GroupModFailedException(OFGroupModFailedCode.GROUP_EXISTS, "group " + g.id() + " exists");
+                }
+                if (req.command() == GroupModRequest.Command.MODIFY && !exists) {
+                    throw new GroupModFailedException(OFGroupModFailedCode.UNKNOWN_GROUP, "no group " + g.id());
+                }
+                checkChains(g);
+                Translation t;
+                try {
+                    t = planner.translate(g, ports.get());
+                } catch (TranslationConflictException e) {
+                    throw new GroupModFailedException(OFGroupModFailedCode.BAD_BUCKET, e.getMessage());
+                }
+                planner.apply(Map.of(Owner.group(g.id()), t), false, onError);
+                table.put(g);
+            }
+            case DELETE -> {
+                List<Long> ids = g.id() == GroupModRequest.ALL ? table.all().stream().map(VirtualGroup::id).toList()
+                        : table.get(g.id()).map(x -> List.of(x.id())).orElse(List.of());
+                Set<Long> deleting = new HashSet<>(ids);
+                for (VirtualGroup other : table.all()) {
+                    if (!deleting.contains(other.id()) && other.referencedGroups().stream().anyMatch(deleting::contains)) {
+                        throw new GroupModFailedException(OFGroupModFailedCode.CHAINED_GROUP, "group " + other.id()
+                                + " forwards to a group being deleted");
+                    }
+                }
+                for (long id : ids) {
+                    flows.removeUsersOf(id);
+                }
+                Map<Owner, Translation> gone = new LinkedHashMap<>();
+                ids.forEach(id -> gone.put(Owner.group(id), Translation.EMPTY));
+                planner.apply(gone, false, onError);
+                ids.forEach(table::remove);
+            }
+            default -> throw new IllegalStateException("command " + req.command());
+        }
+        changed.run();
+    }
+
+    /** Every group, by id. */
+    public List<VirtualGroup> all() {
+        return new ArrayList<>(table.all());
+    }
+
+    /** Refuses buckets that apply a group that does not exist, or a chain that comes back to {@code g}. */
+    private void checkChains(VirtualGroup g) throws OpenFlowException {
+        for (long ref : g.referencedGroups()) {
+            if (ref == g.id()) {
+                throw new GroupModFailedException(OFGroupModFailedCode.LOOP, "group " + g.id() + " applies itself");
+            }
+            if (table.get(ref).isEmpty()) {
+                throw new BadActionException(OFBadActionCode.BAD_OUT_GROUP, "group " + ref + " does not exist");
+            }
+            if (reaches(ref, g.id(), new HashSet<>())) {
+                throw new GroupModFailedException(OFGroupModFailedCode.LOOP, "group " + g.id() + " would loop through "
+                        + ref);
+            }
+        }
+    }
+
+    private boolean reaches(long from, long target, Set<Long> seen) {
+        if (!seen.add(from)) {
+            return false;
+        }
+        for (long next : table.get(from).map(VirtualGroup::referencedGroups).orElse(List.of())) {
+            if (next == target || reaches(next, target, seen)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

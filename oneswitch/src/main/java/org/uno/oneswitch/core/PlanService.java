@@ -1,0 +1,216 @@
+package org.uno.oneswitch.core;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.projectfloodlight.openflow.protocol.OFErrorMsg;
+import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.types.U64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.error.OpenFlowException;
+import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.PhysicalPort;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.store.VirtualFlowTable;
+import org.uno.oneswitch.store.VirtualGroupTable;
+import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.translate.PhysicalChange;
+import org.uno.oneswitch.translate.PhysicalGroup;
+import org.uno.oneswitch.translate.PhysicalPlan;
+import org.uno.oneswitch.translate.PhysicalRule;
+import org.uno.oneswitch.translate.PlanChange;
+import org.uno.oneswitch.translate.PlanDiff;
+import org.uno.oneswitch.translate.Reconciler;
+import org.uno.oneswitch.translate.Translation;
+import org.uno.oneswitch.translate.Translator;
+
+/**
+ * Changes the physical plan and sends what changed to the switches. Every plan change of
+ * OneSwitch (flow_mods, group_mods, port map changes, remaps, retirements) goes through here.
+ *
+ * <p>Counters survive a rule's entries moving: when a counting entry of a rule that stays is
+ * deleted (its port moved or was unmapped), its counters are read just before the delete (same
+ * connection, so nothing is lost in between) and carried over to the rule.
+ */
+public final class PlanService {
+    private static final Logger LOG = LoggerFactory.getLogger(PlanService.class);
+
+    private final PhysicalPlan plan;
+    private final Translator translator;
+    private final VirtualFlowTable rules;
+    private final VirtualGroupTable groups;
+    private final PhysicalNetwork net;
+    private final CounterFetcher counters;
+    /** Cookies of counting entries of rules that live on, whose counters must be carried when deleted. */
+    private final Map<U64, Long> carryOnDelete = new HashMap<>();
+    private final Map<Long, Counts> carried = new HashMap<>();
+
+    public PlanService(PhysicalPlan plan, Translator translator, VirtualFlowTable rules, VirtualGroupTable groups,
+                       PhysicalNetwork net) {
+        this.plan = plan;
+        this.translator = translator;
+        this.rules = rules;
+        this.groups = groups;
+        this.net = net;
+        this.counters = new CounterFetcher(net);
+    }
+
+    public PhysicalPlan plan() {
+        return plan;
+    }
+
+    CounterFetcher counters() {
+        return counters;
+    }
+
+    public Translation translate(VirtualRule rule, PortMap ports) throws OpenFlowException {
+        return translator.translate(rule, ports, plan.tags());
+    }
+
+    public Translation translate(VirtualGroup group, PortMap ports) throws TranslationConflictException {
+        return translator.translate(group, ports, plan.tags());
+    }
+
+    /** The translations of every rule and group under {@code ports}. */
+    public Map<Owner, Translation> translateAll(PortMap ports) throws TranslationConflictException {
+        Map<Owner, Translation> out = new LinkedHashMap<>();
+        for (VirtualGroup g : groups.all()) {
+            out.put(Owner.group(g.id()), translate(g, ports));
+        }
+        for (VirtualRule r : rules.all()) {
+            try {
+                out.put(Owner.rule(r.id()), translate(r, ports));
+            } catch (TranslationConflictException e) {
+                throw e;
+            } catch (OpenFlowException e) {
+                throw new IllegalStateException("stored rule no longer valid: " + r, e);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Replaces the owners' translations (see {@link PhysicalPlan#replace}) without sending
+     * anything; counting entries of rules that live on are marked for carrying their counters.
+     */
+    public PlanDiff replace(Map<Owner, Translation> translations) throws TranslationConflictException {
+        markCarried(translations);
+        return plan.replace(translations);
+    }
+
+    /**
+     * Like {@link #replace}, but what the change would delete stays under the retirement
+     * {@code retired} (see {@link PhysicalPlan#replaceRetiring}).
+     */
+    public PlanDiff replaceRetiring(Map<Owner, Translation> translations, Owner retired)
+            throws TranslationConflictException {
+        markCarried(translations);
+        return plan.replaceRetiring(translations, retired);
+    }
+
+    private void markCarried(Map<Owner, Translation> translations) {
+        for (Map.Entry<Owner, Translation> e : translations.entrySet()) {
+            Owner o = e.getKey();
+            if (o.kind() == Owner.Kind.RULE && !e.getValue().isEmpty()) {
+                for (InstalledEntry c : plan.countingEntries(o.id())) {
+                    carryOnDelete.put(c.cookie(), o.id());
+                }
+            }
+        }
+        if (carryOnDelete.size() > 4 * plan.size() + 1024) {
+            carryOnDelete.keySet().removeIf(c -> plan.entryOf(c).isEmpty());
+        }
+    }
+
+    /** Replaces and sends at once. */
+    public void apply(Map<Owner, Translation> translations, boolean resetCounts, PhysicalNetwork.ErrorListener onError)
+            throws TranslationConflictException {
+        send(replace(translations).inOrder(), resetCounts, onError);
+    }
+
+    /** Sends {@code changes} in order; counters of carried entries are read before their deletes. */
+    public void send(List<? extends PlanChange> changes, boolean resetCounts, PhysicalNetwork.ErrorListener onError) {
+        List<InstalledEntry> carry = new ArrayList<>();
+        Map<U64, Long> owners = new HashMap<>();
+        for (PlanChange c : changes) {
+            if (c instanceof PhysicalChange p && p.kind() == PhysicalChange.Kind.DELETE
+                    && p.role() == PhysicalRule.Role.COUNTING) {
+                Long rule = carryOnDelete.remove(p.cookie());
+                if (rule != null && rules.byId(rule).isPresent()) {
+                    carry.add(new InstalledEntry(p.key(), p.instructions(), p.cookie()));
+                    owners.put(p.cookie(), rule);
+                }
+            }
+        }
+        if (!carry.isEmpty()) {
+            counters.fetch(carry).thenAccept(byCookie -> byCookie.forEach((cookie, c) -> {
+                Long rule = owners.get(cookie);
+                if (rule != null && rules.byId(rule).isPresent()) {
+                    carried.merge(rule, c, Counts::plus);
+                }
+            }));
+        }
+        OFFactory f = net.factory();
+        for (PlanChange c : changes) {
+            net.send(c.switchId(), PhysicalMessages.message(c, resetCounts, f), onError);
+        }
+    }
+
+    /**
+     * Makes {@code switchId}'s tables equal to the plan, given the entries and groups it reported;
+     * planned entries found with equal instructions keep their counters (their cookie is adopted).
+     */
+    public void reconcile(String switchId, Collection<InstalledEntry> actual, Collection<PhysicalGroup> actualGroups) {
+        Reconciler.Result r = Reconciler.diff(plan.entries(switchId), actual, plan.groups(switchId), actualGroups);
+        List<PhysicalChange> readd = new ArrayList<>(r.changes().flowAdds());
+        for (Reconciler.Adoption a : r.sameButCookie()) {
+            if (!plan.adoptCookie(a.planned().key(), a.found())) {
+                readd.add(Reconciler.add(a.planned()));
+            }
+        }
+        PlanDiff d = r.changes();
+        PlanDiff changes = new PlanDiff(d.groupUpserts(), readd, List.of(), d.flowDeletes(), d.groupDeletes());
+        LOG.info("reconciling {}: {} entries and {} groups planned, {} and {} found, {} changes, {} cookies adopted",
+                switchId, plan.entries(switchId).size(), plan.groups(switchId).size(), actual.size(), actualGroups.size(),
+                changes.size(), r.sameButCookie().size() - (readd.size() - d.flowAdds().size()));
+        send(changes.inOrder(), false, PlanService::logError);
+    }
+
+    /**
+     * Deletes now the entries retired remaps keep whose match is on the physical port {@code port}
+     * (it is about to carry another virtual port's packets, which they must not see).
+     */
+    public void endRetirementsOn(PhysicalPort port) throws TranslationConflictException {
+        for (Owner o : plan.owners()) {
+            if (o.kind() == Owner.Kind.RETIRED && plan.translationOf(o).flows().stream().anyMatch(r ->
+                    r.switchId().equals(port.switchId()) && r.key().match().inPort().filter(port.port()::equals)
+                            .isPresent())) {
+                apply(Map.of(o, Translation.EMPTY), false, PlanService::logError);
+            }
+        }
+    }
+
+    /** Counters carried over to rule {@code ruleId} from entries it no longer has. */
+    Counts carried(long ruleId) {
+        return carried.getOrDefault(ruleId, Counts.ZERO);
+    }
+
+    /** Forgets the carried counters of {@code ruleId} (removed, or its counters reset). */
+    void forgetCarried(long ruleId) {
+        carried.remove(ruleId);
+    }
+
+    /** Logs an error a switch returned for a change OneSwitch made on its own. */
+    public static void logError(String switchId, OFErrorMsg error) {
+        LOG.warn("switch {} refused a change OneSwitch made on its own: {}", switchId, error);
+    }
+}

@@ -1,0 +1,166 @@
+package org.uno.oneswitch.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+import org.projectfloodlight.openflow.types.OFPort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.error.PortMapException;
+import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.PortMapping;
+import org.uno.oneswitch.translate.GroupChange;
+import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.translate.PhysicalChange;
+import org.uno.oneswitch.translate.PlanChange;
+import org.uno.oneswitch.translate.PlanDiff;
+import org.uno.oneswitch.translate.Translation;
+
+/**
+ * Port remapping (UNO paper §3.3.2): moves virtual port U from one physical port to another,
+ * possibly on another switch, while traffic flows, without telling the controller (no
+ * PORT_STATUS) and without a moment at which a packet of an affected flow has no rule.
+ *
+ * <p>Every rule and group is retranslated under the new port map and the difference is applied
+ * make-before-break, each stage settled (barrier, then a datapath revalidation round) before
+ * the next starts:
+ * <ol>
+ *   <li><b>add</b>: entries and groups with new keys (rules on U's new port, deliveries of U's tag
+ *       on its new switch, tag groups) — nothing sends packets to them yet;</li>
+ *   <li><b>switch</b>: entries whose actions change (outputs to U now go to its new place) are
+ *       modified; an OpenFlow modify replaces an entry's actions atomically, and the entries of the
+ *       new translation never overlap those of the old one (they differ in in_port), so the
+ *       paper's higher-priority copies are not needed: every packet always matches either the old
+ *       or the new actions, and the tables never lack a rule (also for rules at priority 65535,
+ *       which could have no higher-priority copy);</li>
+ *   <li><b>drain</b>: a marker from every other switch through the PCIe links toward U's old
+ *       switch proves that packets sent there before the switch-over have arrived;</li>
+ *   <li><b>retire</b>: entries of the old translation are kept for a grace period (packets the
+ *       old port's NF still sends are forwarded as U's; a stale datapath cache still delivers),
+ *       then deleted.</li>
+ * </ol>
+ * The call completes after the drain, so from then on no packet reaches the old port.
+ */
+public final class RemapService {
+    private static final Logger LOG = LoggerFactory.getLogger(RemapService.class);
+    private static final long DRAIN_TIMEOUT_MS = 200;
+
+    /** How a remap went. */
+    public record Report(PortMapping from, PortMapping to, boolean changed, List<Stage> stages, boolean drained,
+                         long micros, long retireMillis) {
+    }
+
+    /** One stage: its name, how many changes it sent, how long it took until settled. */
+    public record Stage(String name, int changes, long micros) {
+    }
+
+    private final PortService ports;
+    private final PlanService planner;
+    private final PhysicalNetwork net;
+    private final Drains drains;
+    private final Timers timers;
+    private final Gate gate;
+    private final LongSupplier clock;
+    private final long graceMillis;
+    private long generation;
+
+    RemapService(PortService ports, PlanService planner, PhysicalNetwork net, Drains drains, Timers timers, Gate gate,
+                 LongSupplier clock, long graceMillis) {
+        this.ports = ports;
+        this.planner = planner;
+        this.net = net;
+        this.drains = drains;
+        this.timers = timers;
+        this.gate = gate;
+        this.clock = clock;
+        this.graceMillis = graceMillis;
+    }
+
+    /**
+     * Starts moving {@code virtualPort} to the physical port {@code target} names; the future
+     * completes when the move is in effect. Throws, changing nothing, when the request is refused
+     * or the rules cannot be translated with the port in its new place.
+     */
+    public CompletableFuture<Report> remap(OFPort virtualPort, PortRequest target)
+            throws PortMapException, TranslationConflictException {
+        long start = clock.getAsLong();
+        PortMapping from = ports.current().get(virtualPort).orElseThrow(() -> new PortMapException(
+                PortMapException.Reason.NOT_FOUND, "virtual port " + virtualPort + " is not mapped"));
+        PortMapping to = ports.remapped(virtualPort, target);
+        if (to.physical().equals(from.physical())) {
+            return CompletableFuture.completedFuture(new Report(from, to, false, List.of(), true, 0, 0));
+        }
+        planner.endRetirementsOn(to.physical());
+        PortMap next = ports.current().without(virtualPort).with(to);
+        Map<Owner, Translation> translations = planner.translateAll(next);
+        Owner retired = Owner.retired(++generation);
+        PlanDiff live = planner.replaceRetiring(translations, retired);
+        ports.setQuietly(next);
+        List<PlanChange> add = new ArrayList<>();
+        List<PlanChange> modify = new ArrayList<>();
+        for (GroupChange g : live.groupUpserts()) {
+            (g.kind() == PhysicalChange.Kind.ADD ? add : modify).add(g);
+        }
+        add.addAll(live.flowAdds());
+        modify.addAll(live.flowModifies());
+        gate.close();
+        List<Stage> stages = new ArrayList<>();
+        String oldSwitch = from.physical().switchId();
+        CompletableFuture<Report> done = stage("add", add, stages)
+                .thenCompose(v -> stage("switch", modify, stages))
+                .thenCompose(v -> {
+                    long t0 = clock.getAsLong();
+                    return drains.toward(oldSwitch, DRAIN_TIMEOUT_MS).thenApply(ok -> {
+                        stages.add(new Stage("drain", 0, (clock.getAsLong() - t0) / 1000));
+                        return ok;
+                    });
+                })
+                .thenApply(drained -> new Report(from, to, true, List.copyOf(stages), drained,
+                        (clock.getAsLong() - start) / 1000, graceMillis));
+        done.whenComplete((r, t) -> {
+            gate.open();
+            timers.schedule(graceMillis, () -> endRetirement(retired));
+            if (t != null) {
+                LOG.warn("remap of virtual port {} failed: {}", virtualPort, t.toString());
+            } else {
+                LOG.info("remapped virtual port {} from {} to {} in {} us ({}{})", virtualPort, from.physical(),
+                        to.physical(), r.micros(), r.stages(), r.drained() ? "" : ", drain timed out");
+            }
+        });
+        return done;
+    }
+
+    /** Sends one stage's changes and completes when their switches have settled. */
+    private CompletableFuture<Void> stage(String name, List<PlanChange> changes, List<Stage> stages) {
+        long t0 = clock.getAsLong();
+        if (changes.isEmpty()) {
+            stages.add(new Stage(name, 0, 0));
+            return CompletableFuture.completedFuture(null);
+        }
+        planner.send(changes, false, PlanService::logError);
+        Set<String> switches = new LinkedHashSet<>();
+        changes.forEach(c -> switches.add(c.switchId()));
+        return net.settle(switches).thenRun(() -> stages.add(new Stage(name, changes.size(),
+                (clock.getAsLong() - t0) / 1000)));
+    }
+
+    /** Deletes the entries a remap kept for its grace period. */
+    private void endRetirement(Owner retired) {
+        if (planner.plan().translationOf(retired).isEmpty()) {
+            return;
+        }
+        gate.whenOpen(() -> {
+            try {
+                planner.apply(Map.of(retired, Translation.EMPTY), false, PlanService::logError);
+            } catch (TranslationConflictException e) {
+                throw new IllegalStateException("removing retired entries cannot conflict", e);
+            }
+        });
+    }
+}

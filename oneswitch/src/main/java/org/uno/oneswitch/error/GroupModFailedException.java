@@ -1,0 +1,10 @@
+package org.uno.oneswitch.error;
+
+import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
+
+/** A group_mod refused with OFPET_GROUP_MOD_FAILED. */
+public class GroupModFailedException extends OpenFlowException {
+    public GroupModFailedException(OFGroupModFailedCode code, String reason) {
+        super(code, reason);
+    }
+}

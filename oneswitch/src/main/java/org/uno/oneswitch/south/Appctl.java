@@ -1,0 +1,167 @@
+package org.uno.oneswitch.south;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.unix.DomainSocketAddress;
+
+import org.uno.oneswitch.codec.Transport;
+
+/**
+ * A client of an Open vSwitch daemon's control socket, the one {@code ovs-appctl} talks to:
+ * JSON-RPC 1.0 requests, answered one at a time and in order. Used for {@code revalidator/wait},
+ * which OneSwitch needs to know that a datapath's cached flows follow the flow table.
+ *
+ * <p>The connection is opened on the first call and again after it closes; a call made while it
+ * is down fails. Runs on OneSwitch's event loop.
+ */
+final class Appctl extends ChannelInboundHandlerAdapter {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private record Call(long id, byte[] request, CompletableFuture<JsonNode> reply) {
+    }
+
+    private final String path;
+    private final EventLoopGroup group;
+    private final Transport transport;
+    private final ArrayDeque<Call> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Call> sent = new ArrayDeque<>();
+    private Channel channel;
+    private boolean connecting;
+    private ByteBuf in = Unpooled.buffer();
+    private long nextId = 1;
+
+    Appctl(String path, EventLoopGroup group, Transport transport) {
+        this.path = path;
+        this.group = group;
+        this.transport = transport;
+    }
+
+    /** Runs {@code method} with {@code params}; completes with its result text (exceptionally on error). */
+    CompletableFuture<String> call(String method, String... params) {
+        ObjectNode req = JSON.createObjectNode().put("method", method).put("id", nextId);
+        req.putArray("params").addAll(List.of(params).stream().map(p -> JSON.getNodeFactory().textNode(p)).toList());
+        Call c = new Call(nextId++, req.toString().getBytes(StandardCharsets.UTF_8), new CompletableFuture<>());
+        waiting.add(c);
+        flush();
+        return c.reply().thenApply(r -> {
+            if (!r.path("error").isNull() && !r.path("error").isMissingNode()) {
+                throw new IllegalStateException(method + " failed: " + r.path("error").asText());
+            }
+            return r.path("result").asText();
+        });
+    }
+
+    void close() {
+        if (channel != null) {
+            channel.close();
+        }
+    }
+
+    private void flush() {
+        if (channel != null && channel.isActive()) {
+            for (Call c; (c = waiting.poll()) != null; ) {
+                sent.add(c);
+                channel.writeAndFlush(Unpooled.wrappedBuffer(c.request()));
+            }
+        } else if (!connecting) {
+            connecting = true;
+            new Bootstrap().group(group).channel(transport.domainSocketChannel()).handler(this)
+                    .connect(new DomainSocketAddress(path)).addListener((ChannelFuture f) -> {
+                        connecting = false;
+                        if (f.isSuccess()) {
+                            channel = f.channel();
+                            flush();
+                        } else {
+                            failAll(waiting, "cannot reach " + path + ": " + f.cause().getMessage());
+                        }
+                    });
+        }
+    }
+
+    @Override
+    public boolean isSharable() {
+        return true;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws IOException {
+        ByteBuf b = (ByteBuf) msg;
+        in.writeBytes(b);
+        b.release();
+        for (byte[] object : takeObjects()) {
+            JsonNode reply = JSON.readTree(object);
+            Call c = sent.poll();
+            if (c != null) {
+                c.reply().complete(reply);
+            }
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        channel = null;
+        in = Unpooled.buffer();
+        failAll(sent, "connection to " + path + " closed");
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+
+    private static void failAll(ArrayDeque<Call> calls, String why) {
+        for (Call c; (c = calls.poll()) != null; ) {
+            c.reply().completeExceptionally(new IllegalStateException(why));
+        }
+    }
+
+    /** The complete top-level JSON objects at the start of the input (the rest waits for more bytes). */
+    private List<byte[]> takeObjects() {
+        List<byte[]> out = new ArrayList<>();
+        int depth = 0;
+        boolean inString = false;
+        boolean escape = false;
+        int start = in.readerIndex();
+        for (int i = in.readerIndex(); i < in.writerIndex(); i++) {
+            byte c = in.getByte(i);
+            if (inString) {
+                if (escape) {
+                    escape = false;
+                } else if (c == '\\') {
+                    escape = true;
+                } else if (c == '"') {
+                    inString = false;
+                }
+            } else if (c == '"') {
+                inString = true;
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if ((c == '}' || c == ']') && --depth == 0) {
+                byte[] obj = new byte[i + 1 - start];
+                in.getBytes(start, obj);
+                out.add(obj);
+                start = i + 1;
+            }
+        }
+        in.readerIndex(start);
+        in.discardReadBytes();
+        return out;
+    }
+}

@@ -1,0 +1,37 @@
+package org.uno.oneswitch.store;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import org.uno.oneswitch.model.VirtualGroup;
+
+/**
+ * The virtual switch's group table: every group the controller installed, by id. Holds state
+ * only; OpenFlow's group_mod semantics are decided in the core.
+ */
+public final class VirtualGroupTable {
+    private final TreeMap<Long, VirtualGroup> byId = new TreeMap<>();
+
+    public Optional<VirtualGroup> get(long id) {
+        return Optional.ofNullable(byId.get(id));
+    }
+
+    public void put(VirtualGroup g) {
+        byId.put(g.id(), g);
+    }
+
+    public void remove(long id) {
+        byId.remove(id);
+    }
+
+    /** Every group, by id. */
+    public Collection<VirtualGroup> all() {
+        return Collections.unmodifiableCollection(byId.values());
+    }
+
+    public int size() {
+        return byId.size();
+    }
+}

@@ -1,0 +1,58 @@
+package org.uno.oneswitch.translate;
+
+/**
+ * How OneSwitch lays out the physical switches' tables, priorities, tag values and group ids.
+ *
+ * <ul>
+ *   <li>Physical table 0 is OneSwitch's dispatch table: packets arriving over a PCIe link are
+ *       delivered by their flow-id tag (or dropped when the tag is unknown); every other packet
+ *       goes to table 1. Virtual table {@code t} is physical table {@code t + 1}, so link
+ *       arrivals never meet a virtual rule and the tag values never meet a tenant's VLANs.</li>
+ *   <li>Flow-id tags are 802.1ad VLAN ids {@link #FIRST_TAG}..{@link #LAST_TAG}; the ids above
+ *       are drain markers, one per switch.</li>
+ *   <li>Group ids from {@link #TAG_GROUP_BASE} up are OneSwitch's tag groups (one per tag on each
+ *       sending switch); controllers cannot use them.</li>
+ * </ul>
+ */
+public final class Layout {
+    /** OneSwitch's own first table. */
+    public static final int DISPATCH_TABLE = 0;
+    /** An unused table where a dummy entry is added and removed to start a revalidation round. */
+    public static final int KICK_TABLE = 253;
+    /** Dispatch priorities: tagged link arrivals, then any other link arrival, then the pipeline. */
+    public static final int TAG_PRIORITY = 300;
+    public static final int LINK_DROP_PRIORITY = 200;
+    public static final int PIPELINE_PRIORITY = 100;
+    /** The TPID of flow-id tags (802.1ad service tag). */
+    public static final int TAG_TPID = 0x88a8;
+    public static final int FIRST_TAG = 1;
+    public static final int LAST_TAG = 4063;
+    /** Drain marker of switch number i (topology order) is this plus i. */
+    public static final int MARKER_BASE = 4064;
+    public static final int MAX_SWITCHES = 4094 - MARKER_BASE + 1;
+    /** Tag group of tag t on a switch has id TAG_GROUP_BASE + t. */
+    public static final long TAG_GROUP_BASE = 0xfff00000L;
+
+    private Layout() {
+    }
+
+    /** The physical table of virtual table {@code virtualTable}. */
+    public static int physicalTable(int virtualTable) {
+        return virtualTable + 1;
+    }
+
+    /** The virtual table of physical table {@code physicalTable} (-1 for OneSwitch's own tables). */
+    public static int virtualTable(int physicalTable) {
+        return physicalTable >= 1 && physicalTable < KICK_TABLE ? physicalTable - 1 : -1;
+    }
+
+    /** True for group ids controllers may not use. */
+    public static boolean reservedGroup(long groupId) {
+        return groupId >= TAG_GROUP_BASE;
+    }
+
+    /** The tag whose tag group has id {@code groupId}, or 0. */
+    public static int tagOfGroup(long groupId) {
+        return groupId >= TAG_GROUP_BASE && groupId <= TAG_GROUP_BASE + LAST_TAG ? (int) (groupId - TAG_GROUP_BASE) : 0;
+    }
+}

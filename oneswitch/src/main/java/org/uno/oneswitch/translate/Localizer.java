@@ -1,0 +1,200 @@
+package org.uno.oneswitch.translate;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+
+import org.projectfloodlight.openflow.types.OFPort;
+import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.Bucket;
+import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.PortMapping;
+
+/**
+ * Rewrites virtual instructions and actions into what one physical switch executes.
+ *
+ * <p>Outputs to virtual ports on this switch become outputs to their physical ports; FLOOD and
+ * ALL become explicit outputs (Open vSwitch skips an output to the input port, as the virtual
+ * switch does). With {@link TagRoutes}, outputs to ports on other switches become the tag group
+ * of those ports: in an action list, the remote outputs between two header changes share one
+ * tag group action placed where those outputs were (the packet is the same for all of them);
+ * in an action set or a group bucket, executed as an action set by Open vSwitch, the one output
+ * that counts becomes it. Without routes (packet-outs: every switch sends its own copy) remote
+ * outputs are left out, and the reserved ports of the ingress (IN_PORT, CONTROLLER, TABLE) stay
+ * only on the ingress switch. Goto targets move to the physical table layout. Pure.
+ */
+final class Localizer {
+    private final String switchId;
+    private final PortMap ports;
+    private final TagRoutes routes;
+    private final boolean atIngress;
+    private final OFPort ingress;
+
+    /**
+     * A localizer for rules and groups on {@code switchId}: remote outputs go through {@code routes};
+     * {@code ingress} is the virtual port packets come from when known (FLOOD and ALL skip it), else null.
+     */
+    Localizer(String switchId, PortMap ports, TagRoutes routes, OFPort ingress) {
+        this(switchId, ports, routes, true, ingress);
+    }
+
+    private Localizer(String switchId, PortMap ports, TagRoutes routes, boolean atIngress, OFPort ingress) {
+        this.switchId = switchId;
+        this.ports = ports;
+        this.routes = routes;
+        this.atIngress = atIngress;
+        this.ingress = ingress;
+    }
+
+    /**
+     * A localizer for a packet-out copy sent by {@code switchId} ({@code atIngress}: where it
+     * entered, from virtual port {@code ingress} or null).
+     */
+    static Localizer forPacketOut(String switchId, PortMap ports, boolean atIngress, OFPort ingress) {
+        return new Localizer(switchId, ports, null, atIngress, ingress);
+    }
+
+    List<Instruction> instructions(List<Instruction> instructions) throws TranslationConflictException {
+        List<Instruction> out = new ArrayList<>(instructions.size());
+        for (Instruction ins : instructions) {
+            if (ins instanceof Instruction.ApplyActions a) {
+                out.add(new Instruction.ApplyActions(actionList(a.actions())));
+            } else if (ins instanceof Instruction.WriteActions w) {
+                out.add(new Instruction.WriteActions(actionSet(w.actions())));
+            } else if (ins instanceof Instruction.GotoTable g) {
+                out.add(new Instruction.GotoTable(Layout.physicalTable(g.table())));
+            } else {
+                out.add(ins);
+            }
+        }
+        return out;
+    }
+
+    /** An action list (apply-actions, packet-out). */
+    List<Action> actionList(List<Action> actions) throws TranslationConflictException {
+        List<Action> out = new ArrayList<>(actions.size() + 1);
+        TreeSet<OFPort> remote = new TreeSet<>(Localizer::compare);
+        for (Action a : actions) {
+            if (a instanceof Action.Output o) {
+                route(o, out, remote);
+            } else if (a instanceof Action.Group) {
+                out.add(a);
+            } else {
+                flush(remote, out);
+                out.add(a);
+            }
+        }
+        flush(remote, out);
+        return out;
+    }
+
+    /** A group bucket's actions (an action set in Open vSwitch). */
+    Bucket bucket(Bucket b) throws TranslationConflictException {
+        return new Bucket(b.weight(), watch(b.watchPort()), b.watchGroup(), actionSet(b.actions()));
+    }
+
+    /** An action set (write-actions, bucket): only the output that takes effect is kept, then localised. */
+    List<Action> actionSet(List<Action> actions) throws TranslationConflictException {
+        List<Action> out = new ArrayList<>(actions.size());
+        for (Action a : effectiveSet(actions)) {
+            if (!(a instanceof Action.Output o) || o.port().equals(OFPort.CONTROLLER)) {
+                out.add(a);
+            } else if (o.port().equals(OFPort.FLOOD) || o.port().equals(OFPort.ALL)) {
+                throw new TranslationConflictException("output to " + o.port() + " in an action set or group bucket "
+                        + "cannot be translated (one output per action set; use apply-actions)");
+            } else {
+                TreeSet<OFPort> remote = new TreeSet<>(Localizer::compare);
+                route(o, out, remote);
+                flush(remote, out);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The actions of an action set that take effect in Open vSwitch: the last group, or without a
+     * group the last output (an output to CONTROLLER is not an output there and is kept as is).
+     */
+    static List<Action> effectiveSet(List<Action> actions) {
+        int lastOutput = -1;
+        int lastGroup = -1;
+        for (int i = 0; i < actions.size(); i++) {
+            Action a = actions.get(i);
+            if (a instanceof Action.Output o && !o.port().equals(OFPort.CONTROLLER)) {
+                lastOutput = i;
+            } else if (a instanceof Action.Group) {
+                lastGroup = i;
+            }
+        }
+        List<Action> out = new ArrayList<>(actions.size());
+        for (int i = 0; i < actions.size(); i++) {
+            Action a = actions.get(i);
+            boolean output = a instanceof Action.Output o && !o.port().equals(OFPort.CONTROLLER);
+            if (output ? i == lastOutput && lastGroup < 0 : !(a instanceof Action.Group) || i == lastGroup) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+
+    private void route(Action.Output o, List<Action> local, TreeSet<OFPort> remote) {
+        OFPort p = o.port();
+        if (p.equals(OFPort.FLOOD) || p.equals(OFPort.ALL)) {
+            for (PortMapping m : ports.mappings()) {
+                if (!m.virtualPort().equals(ingress)) {
+                    target(m, o.maxLen(), local, remote);
+                }
+            }
+        } else if (p.equals(OFPort.IN_PORT) || p.equals(OFPort.CONTROLLER) || p.equals(OFPort.TABLE)) {
+            if (atIngress) {
+                local.add(o);
+            }
+        } else {
+            ports.get(p).ifPresent(m -> target(m, o.maxLen(), local, remote));
+        }
+    }
+
+    private void target(PortMapping m, int maxLen, List<Action> local, TreeSet<OFPort> remote) {
+        if (m.physical().switchId().equals(switchId)) {
+            local.add(new Action.Output(m.physical().port(), maxLen));
+        } else if (routes != null) {
+            remote.add(m.virtualPort());
+        }
+    }
+
+    private void flush(TreeSet<OFPort> remote, List<Action> out) throws TranslationConflictException {
+        if (!remote.isEmpty()) {
+            out.add(routes.sendTo(switchId, remote));
+            remote.clear();
+        }
+    }
+
+    /**
+     * The physical port a bucket watches for liveness: the port itself on this switch, the PCIe
+     * link toward it for a port elsewhere (its own liveness is not visible here), a port that does
+     * not exist for an unmapped one.
+     */
+    private OFPort watch(OFPort virtual) {
+        if (virtual.equals(OFPort.ANY)) {
+            return virtual;
+        }
+        Optional<PortMapping> m = ports.get(virtual);
+        if (m.isEmpty()) {
+            return UNMAPPED_WATCH;
+        }
+        if (m.get().physical().switchId().equals(switchId)) {
+            return m.get().physical().port();
+        }
+        return routes.linkToward(switchId, m.get().physical().switchId());
+    }
+
+    /** A port number no bridge has: watching it means "never live". */
+    static final OFPort UNMAPPED_WATCH = OFPort.of(0xfefe);
+
+    private static int compare(OFPort a, OFPort b) {
+        return Integer.compareUnsigned(a.getPortNumber(), b.getPortNumber());
+    }
+}

@@ -1,0 +1,147 @@
+package org.uno.oneswitch.translate;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import org.projectfloodlight.openflow.protocol.OFFactories;
+import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFGroupType;
+import org.projectfloodlight.openflow.protocol.OFVersion;
+import org.projectfloodlight.openflow.types.EthType;
+import org.projectfloodlight.openflow.types.OFGroup;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.OFVlanVidMatch;
+import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.Bucket;
+import org.uno.oneswitch.model.FlowMatch;
+import org.uno.oneswitch.model.ForwardingTree;
+import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PhysicalPort;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.RuleKey;
+import org.uno.oneswitch.model.Topology;
+
+/**
+ * Collects, while one virtual rule or group is translated, the entries that carry its packets to
+ * virtual ports on other switches: on the sending switch a tag group that pushes the flow-id tag
+ * of the port set and outputs to the PCIe link(s) toward them; on every switch on the way a
+ * delivery entry in the dispatch table that matches the link port and the tag, forwards the
+ * tagged packet on toward farther switches, pops the tag and outputs to its own ports of the set.
+ *
+ * <p>The entries depend only on (switch, arrival link, port set) and the port map, so the same
+ * entries needed by several rules are identical and shared in the plan. Pure apart from
+ * reserving tags in the {@link TagSpace}.
+ */
+final class TagRoutes {
+    private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
+    private static final Action POP_TAG = new Action.Other(OF13.actions().popVlan());
+    private static final Action PUSH_TAG = new Action.Other(OF13.actions().pushVlan(EthType.of(Layout.TAG_TPID)));
+
+    private final Topology topology;
+    private final PortMap ports;
+    private final TagSpace tags;
+    private final Map<PhysicalKey, PhysicalRule> deliveries = new LinkedHashMap<>();
+    private final Map<PhysicalGroup.GroupKey, PhysicalGroup> groups = new LinkedHashMap<>();
+
+    TagRoutes(Topology topology, PortMap ports, TagSpace tags) {
+        this.topology = topology;
+        this.ports = ports;
+        this.tags = tags;
+    }
+
+    /**
+     * The action that sends the packet from {@code sender} to the virtual ports {@code remote}
+     * (all mapped to other switches): the tag group of their tag.
+     */
+    Action sendTo(String sender, Collection<OFPort> remote) throws TranslationConflictException {
+        int tag = tags.reserve(remote);
+        long groupId = Layout.TAG_GROUP_BASE + tag;
+        PhysicalGroup.GroupKey key = new PhysicalGroup.GroupKey(sender, groupId);
+        if (!groups.containsKey(key)) {
+            build(sender, tag, remote);
+        }
+        return new Action.Group(OFGroup.of((int) groupId));
+    }
+
+    /** The PCIe link port of {@code from} on the way to {@code to}. */
+    OFPort linkToward(String from, String to) {
+        return topology.tree(from, List.of(to)).node(from).copies().get(0);
+    }
+
+    /** The collected groups, and {@code flows} followed by the collected deliveries. */
+    Translation with(List<PhysicalRule> flows) {
+        List<PhysicalRule> all = new ArrayList<>(flows);
+        all.addAll(deliveries.values());
+        return new Translation(all, new ArrayList<>(groups.values()));
+    }
+
+    /** The collected deliveries and tag groups, and {@code localGroups}. */
+    Translation withGroups(List<PhysicalGroup> localGroups) {
+        List<PhysicalGroup> all = new ArrayList<>(groups.values());
+        all.addAll(localGroups);
+        return new Translation(new ArrayList<>(deliveries.values()), all);
+    }
+
+    private void build(String sender, int tag, Collection<OFPort> remote) {
+        TreeSet<String> targets = new TreeSet<>();
+        for (OFPort v : remote) {
+            targets.add(ports.physical(v).orElseThrow().switchId());
+        }
+        ForwardingTree tree = topology.tree(sender, targets);
+        List<Bucket> buckets = new ArrayList<>();
+        for (OFPort link : tree.node(sender).copies()) {
+            buckets.add(Bucket.of(List.of(PUSH_TAG, setTag(tag), Action.Output.to(link))));
+        }
+        PhysicalGroup g = new PhysicalGroup(sender, Layout.TAG_GROUP_BASE + tag, OFGroupType.ALL, buckets, tag);
+        groups.put(g.groupKey(), g);
+        for (Map.Entry<String, ForwardingTree.Node> e : tree.nodes().entrySet()) {
+            if (e.getKey().equals(sender)) {
+                continue;
+            }
+            ForwardingTree.Node node = e.getValue();
+            List<Action> actions = new ArrayList<>();
+            node.copies().forEach(link -> actions.add(Action.Output.to(link)));
+            List<Action> local = localOutputs(e.getKey(), remote);
+            if (!local.isEmpty()) {
+                actions.add(POP_TAG);
+                actions.addAll(local);
+            }
+            RuleKey key = new RuleKey(Layout.DISPATCH_TABLE, Layout.TAG_PRIORITY,
+                    tagged(node.arrival().orElseThrow(), tag));
+            PhysicalRule d = new PhysicalRule(e.getKey(), key, List.of(new Instruction.ApplyActions(actions)),
+                    PhysicalRule.Role.DELIVERY, tag);
+            deliveries.put(d.physicalKey(), d);
+        }
+    }
+
+    private List<Action> localOutputs(String switchId, Collection<OFPort> remote) {
+        TreeSet<Integer> out = new TreeSet<>(Integer::compareUnsigned);
+        for (OFPort v : remote) {
+            PhysicalPort p = ports.physical(v).orElseThrow();
+            if (p.switchId().equals(switchId)) {
+                out.add(p.port().getPortNumber());
+            }
+        }
+        return out.stream().<Action>map(n -> Action.Output.to(OFPort.of(n))).toList();
+    }
+
+    /** The match of packets arriving on link port {@code link} with tag (or marker) {@code vid}. */
+    static FlowMatch tagged(OFPort link, int vid) {
+        return FlowMatch.of(List.of(OF13.oxms().inPort(link), OF13.oxms().vlanVid(OFVlanVidMatch.ofVlan(vid))));
+    }
+
+    /** The action setting the outer VLAN id to {@code vid}. */
+    static Action setTag(int vid) {
+        return new Action.Other(OF13.actions().setField(OF13.oxms().vlanVid(OFVlanVidMatch.ofVlan(vid))));
+    }
+
+    /** The action pushing an 802.1ad tag. */
+    static Action pushTag() {
+        return PUSH_TAG;
+    }
+}
