@@ -63,7 +63,9 @@ def test_vm_and_ext_talk_through_oneswitch_with_learned_virtual_rules(oneswitch_
     assert delta((1, ext["mac"])) == 10
     assert delta((2, vm["mac"])) == 10
 
-    # On the bridges: the rule from the VM enters on the host and crosses the PCIe link to the wire port.
+    # On the bridges: the rule from the VM runs on the host (virtual table 0 is physical table 1) and sends
+    # the packet over the PCIe link with the flow-id tag of the wire port, which the sNIC's dispatch table
+    # (physical table 0) pops before the output; and the other way round.
     host, snic = desc["switches"][0], desc["switches"][1]
     pcie_h = next(p["ofport"] for p in host["ports"] if p["kind"] == "pcie")
     pcie_s = next(p["ofport"] for p in snic["ports"] if p["kind"] == "pcie")
@@ -71,12 +73,17 @@ def test_vm_and_ext_talk_through_oneswitch_with_learned_virtual_rules(oneswitch_
     wire_port = next(p["ofport"] for p in snic["ports"] if p["kind"] == "wire")
     host_flows = ofctl(switch_target(stack.platform, "host"), "dump-flows").stdout
     snic_flows = ofctl(switch_target(stack.platform, "snic0"), "dump-flows").stdout
-    assert f"priority=1,in_port={vm_port},dl_dst={ext['mac']} actions=output:{pcie_h}" in host_flows
-    assert f"priority=1,in_port={pcie_s},dl_dst={ext['mac']} actions=output:{wire_port}" in snic_flows
-    assert f"priority=1,in_port={wire_port},dl_dst={vm['mac']} actions=output:{pcie_s}" in snic_flows
-    assert f"priority=1,in_port={pcie_h},dl_dst={vm['mac']} actions=output:{vm_port}" in host_flows
+    to_wire = re.search(rf"table=1, .*priority=1,in_port={vm_port},dl_dst={ext['mac']} actions=group:(\d+)", host_flows)
+    to_vm = re.search(rf"table=1, .*priority=1,in_port={wire_port},dl_dst={vm['mac']} actions=group:(\d+)", snic_flows)
+    assert to_wire and to_vm, (host_flows, snic_flows)
+    tag_to_wire, tag_to_vm = int(to_wire[1]) & 0xfff, int(to_vm[1]) & 0xfff
+    assert f"in_port={pcie_s},dl_vlan={tag_to_wire} actions=pop_vlan,output:{wire_port}" in snic_flows
+    assert f"in_port={pcie_h},dl_vlan={tag_to_vm} actions=pop_vlan,output:{vm_port}" in host_flows
+    groups = ofctl(switch_target(stack.platform, "host"), "dump-groups").stdout
+    assert f"push_vlan:0x88a8,set_field:{4096 + tag_to_wire}->vlan_vid,output:{pcie_h}" in groups, groups
     # The controller's table-miss rule has no ports, so it is on both bridges.
-    assert "priority=0 actions=CONTROLLER:65535" in host_flows and "priority=0 actions=CONTROLLER:65535" in snic_flows
+    assert "table=1, " in host_flows and "priority=0 actions=CONTROLLER:65535" in host_flows
+    assert "priority=0 actions=CONTROLLER:65535" in snic_flows
 
 
 def test_two_vms_and_ext_learn_each_other(oneswitch_stack):

@@ -58,8 +58,12 @@ def test_ovs_ofctl_sees_one_switch_with_the_virtual_ports(oneswitch_stack):
     port2 = ofctl(t, "dump-ports", "2").stdout
     assert "port  2: rx pkts=" in port2 and "1 ports" in port2
 
-    # Each bridge holds the translation: the VM's rule enters on the host and leaves on the sNIC.
-    assert any("in_port=" in f and "actions=output:" in f for f in flows(switch_target(stack.platform, "host")))
+    # Each bridge holds the translation: the VM's rule runs on the host (physical table 1) and sends the packet
+    # to the sNIC with a flow-id tag, which the sNIC's dispatch table (table 0) pops before the wire port.
+    assert any("table=1," in f and "in_port=" in f and "actions=group:" in f
+               for f in flows(switch_target(stack.platform, "host")))
+    assert any("table=0," in f and "dl_vlan=" in f and "actions=pop_vlan,output:" in f
+               for f in flows(switch_target(stack.platform, "snic0")))
 
     # mod-flows changes actions in place (counters kept), del-flows --strict removes one rule only.
     ofctl(t, "mod-flows", "in_port=1,actions=drop")
@@ -78,8 +82,10 @@ def test_ovs_ofctl_sees_one_switch_with_the_virtual_ports(oneswitch_stack):
 
     ofctl(t, "del-flows")
     assert flows(t) == []
-    for sw in ("host", "snic0"):
-        assert flows(switch_target(stack.platform, sw)) == [], f"{sw} still has rules after del-flows"
+    for sw in ("host", "snic0"):  # only OneSwitch's own dispatch table (table 0) is left, and no tag group
+        left = flows(switch_target(stack.platform, sw))
+        assert left and all("table=0," in f for f in left), f"{sw} still has rules after del-flows: {left}"
+        assert "group_id" not in ofctl(switch_target(stack.platform, sw), "dump-groups").stdout
 
 
 def rx_packets(netns: str, ifname: str) -> int:

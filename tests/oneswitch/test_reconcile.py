@@ -30,7 +30,8 @@ def test_bridge_that_lost_its_flows_gets_them_back(oneswitch_stack):
     ofctl(stack.target, "add-flow", "priority=10,in_port=2,actions=mod_dl_src:02:00:00:00:00:99,output:1")
     ofctl(stack.target, "add-flow", "priority=0,actions=CONTROLLER:65535")
     expected = rules(stack.platform, "host")
-    assert len(expected) == 3
+    # The VM's rule and the table-miss rule run on the host (table 1), the wire port's rule on the sNIC.
+    assert len([r for r in expected if "table=1," in r]) == 2, expected
 
     bridge = stack.platform.switch("host")["bridge"]
     target = vsctl(stack.platform, "host", "get-controller", bridge)
