@@ -14,6 +14,7 @@ ROOTS = {
     "uno_solver": "solver/uno_solver",
     "uno_agent": "nf-agent/uno_agent",
     "uno_nfs": "nfs/python/uno_nfs",
+    "uno_oneswitch": "oneswitch/python/uno_oneswitch",
 }
 
 

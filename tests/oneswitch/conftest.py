@@ -3,10 +3,9 @@ os-ken L2 learning controller, on free ports; everything started is stopped afte
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 
 import pytest
-from oneswitch_stack import JAR, REPO, Proc, free_port, start_oneswitch, start_osken, wait_healthy
+from oneswitch_stack import Proc, build_jar, free_port, start_oneswitch, start_osken, wait_healthy
 
 
 @dataclasses.dataclass
@@ -26,9 +25,7 @@ class Stack:
 @pytest.fixture(scope="session")
 def oneswitch_jar():
     """The jar, built if missing (make oneswitch builds it in `make test`)."""
-    if not JAR.exists():
-        subprocess.run(["mvn", "-q", "-B", "-DskipTests", "package"], cwd=REPO / "oneswitch", check=True)
-    return JAR
+    return build_jar()
 
 
 @pytest.fixture

@@ -114,6 +114,9 @@ public final class RestApi {
         h.put("virtual_ports", vs.ports().current().size());
         h.put("virtual_rules", vs.virtualRuleCount());
         h.put("physical_entries", vs.physicalEntryCount());
+        h.put("physical_groups", vs.planner().plan().groupCount());
+        h.put("virtual_groups", vs.groups().all().size());
+        h.put("flow_id_tags", vs.planner().plan().tags().size());
         h.put("dropped_packet_ins", vs.packets().droppedPacketIns());
         return h;
     }

@@ -140,7 +140,8 @@ final class Localizer {
         return out;
     }
 
-    private void route(Action.Output o, List<Action> local, TreeSet<OFPort> remote) {
+    private void route(Action.Output o, List<Action> local, TreeSet<OFPort> remote)
+            throws TranslationConflictException {
         OFPort p = o.port();
         if (p.equals(OFPort.FLOOD) || p.equals(OFPort.ALL)) {
             for (PortMapping m : ports.mappings()) {
@@ -153,14 +154,25 @@ final class Localizer {
                 local.add(o);
             }
         } else {
-            ports.get(p).ifPresent(m -> target(m, o.maxLen(), local, remote));
+            Optional<PortMapping> m = ports.get(p);
+            if (m.isPresent()) {
+                target(m.get(), o.maxLen(), local, remote);
+            }
         }
     }
 
-    private void target(PortMapping m, int maxLen, List<Action> local, TreeSet<OFPort> remote) {
+    /**
+     * Adds an output to a mapped port: on this switch at once; elsewhere to the segment's remote
+     * set, which is sent first if it already holds the port (two outputs are two copies).
+     */
+    private void target(PortMapping m, int maxLen, List<Action> local, TreeSet<OFPort> remote)
+            throws TranslationConflictException {
         if (m.physical().switchId().equals(switchId)) {
             local.add(new Action.Output(m.physical().port(), maxLen));
         } else if (routes != null) {
+            if (remote.contains(m.virtualPort())) {
+                flush(remote, local);
+            }
             remote.add(m.virtualPort());
         }
     }

@@ -1,0 +1,5 @@
+"""Python side of OneSwitch: the `unoctl rules` command, a REST client, and the differential verifier.
+
+The Java virtual switch lives in oneswitch/src; this package talks to it (REST, OpenFlow) and to the
+physical Open vSwitch daemons (their control sockets), never to its internals.
+"""

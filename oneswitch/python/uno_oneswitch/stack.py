@@ -1,0 +1,117 @@
+"""Running OneSwitch next to an emulated platform: the jar, its REST health, OVS helpers.
+
+Used by the integration tests, the benchmarks and the verifier. Every process started here is
+stopped by its own handle (`Proc.stop`), never by name, so parallel runs and other engineers'
+processes are left alone. Ports are chosen free at run time.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import socket
+import subprocess
+import time
+
+from uno_oneswitch.appctl import Appctl
+from uno_oneswitch.client import rest
+
+ONESWITCH_DIR = pathlib.Path(__file__).resolve().parents[2]
+JAR = pathlib.Path(os.environ.get("ONESWITCH_JAR", ONESWITCH_DIR / "target" / "oneswitch.jar"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Proc:
+    """A process we started, its log file, and a way to stop exactly it."""
+
+    def __init__(self, name: str, argv: list[str], log: pathlib.Path, **popen_kwargs):
+        self.name, self.log, self.argv = name, log, argv
+        self._log_file = open(log, "ab")
+        self.popen = subprocess.Popen(argv, stdout=self._log_file, stderr=subprocess.STDOUT, **popen_kwargs)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def stop(self) -> None:
+        if self.alive():
+            self.popen.terminate()
+            try:
+                self.popen.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+        self._log_file.close()
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def build_jar() -> pathlib.Path:
+    """The jar, built if missing."""
+    if not JAR.exists():
+        subprocess.run(["mvn", "-q", "-B", "-DskipTests", "package"], cwd=ONESWITCH_DIR, check=True)
+    return JAR
+
+
+def start_oneswitch(platform_json: str | None, log: pathlib.Path, *, listen: int, south: int, rest_port: int,
+                    controller: int | None, extra: list[str] = ()) -> Proc:
+    assert JAR.exists(), f"{JAR} missing: build it with `make oneswitch`"
+    argv = ["java", "-jar", str(JAR), "--listen", f"ptcp:{listen}",
+            "--southbound", f"ptcp:{south}", "--rest", f"127.0.0.1:{rest_port}",
+            "--controller", f"tcp:127.0.0.1:{controller}" if controller else "none", *extra]
+    if platform_json:
+        argv += ["--platform", platform_json]
+    return Proc("oneswitch", argv, log)
+
+
+def wait_healthy(proc: Proc, rest_port: int, controllers: int = 0, timeout: float = 30) -> dict:
+    def ok():
+        assert proc.alive(), f"OneSwitch exited:\n{proc.tail()}"
+        try:
+            status, health = rest(rest_port, "GET", "/v1/health")
+        except OSError:
+            return None
+        if status == 200 and health["status"] == "ok" and health["controllers"] >= controllers:
+            return health
+        return None
+    return wait_for(ok, timeout, "OneSwitch to see every switch and controller")
+
+
+def ofctl(target: str, command: str, *args: str, check: bool = True, options: tuple[str, ...] = ()
+          ) -> subprocess.CompletedProcess:
+    """`ovs-ofctl -O OpenFlow13 [options] command target args...`."""
+    result = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", *options, command, target, *args],
+                            capture_output=True, text=True, timeout=60)
+    if check and result.returncode != 0:
+        raise AssertionError(f"ovs-ofctl {command} {target} {' '.join(args)} failed: {result.stderr}")
+    return result
+
+
+def switch_target(platform, switch_id: str) -> str:
+    return platform.switch(switch_id)["openflow"]
+
+
+def revalidate(platform) -> None:
+    """Wait until every switch's datapath caches follow its flow table (DESIGN.md: OVS barrier semantics)."""
+    for sw in platform.description["switches"]:
+        with Appctl(sw["appctl"]) as a:
+            a.call("revalidator/wait")

@@ -1,0 +1,380 @@
+"""The differential verifier: does OneSwitch's translation treat every packet as one switch would?
+
+Method (DESIGN.md, "Correctness rules"): the same random OpenFlow 1.3 groups and rules are installed
+through OneSwitch (which translates them onto the host and sNIC bridges of an emulated platform) and
+on a reference Open vSwitch bridge whose ports carry the virtual port numbers. For each random packet,
+`ofproto/trace` on the reference gives what one switch does; on the physical side the packet is
+traced on the bridge of its ingress port, every copy sent over a PCIe link is traced again on the
+bridge at the other end, and so on. Both sides are reduced to (virtual egress port, frame) pairs and
+the frames sent to the controller (`datapath.execute`), and compared as multisets: same egress ports,
+same headers, same drops, same packet-ins.
+
+Rules that OneSwitch refuses (documented refusals) or that Open vSwitch refuses are removed from the
+side that took them and counted. One case is outside what the tags can carry and is counted, not
+compared: a frame that already has two VLAN tags when it must cross a PCIe link (see
+oneswitch/README.md, "What cannot be translated").
+"""
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import dataclasses
+import json
+import pathlib
+import random
+import re
+import secrets
+import subprocess
+import tempfile
+import threading
+import time
+
+from os_ken.ofproto import ofproto_v1_3 as ofp
+
+from uno_oneswitch.appctl import Appctl
+from uno_oneswitch.client import rest
+from uno_oneswitch.ofclient import OfClient
+from uno_oneswitch.stack import Proc, build_jar, free_port, start_oneswitch, wait_healthy
+from uno_oneswitch.verify import datapath, packets, rules
+
+MAX_HOPS = 4
+EXAMPLES = 10
+
+
+@dataclasses.dataclass
+class Outcome:
+    outputs: list[tuple[int, str]]
+    to_controller: list[str]
+    crossing_double_tag: bool = False
+
+    def key(self):
+        return sorted(self.outputs), sorted(self.to_controller)
+
+
+@dataclasses.dataclass
+class Bridge:
+    name: str
+    appctl: str
+    odp_to_ofport: dict[int, int]
+
+
+class Platform:
+    """What the verifier needs to know of the emulated platform, OneSwitch's port map and the reference."""
+
+    def __init__(self, description: dict, port_map: list[dict], ref_bridge: str):
+        self.bridges: dict[str, Bridge] = {}
+        self.links: dict[tuple[str, int], tuple[str, int]] = {}
+        for sw in description["switches"]:
+            self.bridges[sw["id"]] = Bridge(sw["bridge"], sw["appctl"], _odp_ports(sw["appctl"], sw["bridge"]))
+        for sw in description["switches"]:
+            for p in sw["ports"]:
+                if p["kind"] == "pcie":
+                    peer = p["peer"]
+                    peer_sw = next(s for s in description["switches"] if s["id"] == peer["switch"])
+                    peer_of = next(q["ofport"] for q in peer_sw["ports"] if q["name"] == peer["port"])
+                    self.links[(sw["id"], p["ofport"])] = (peer["switch"], peer_of)
+        self.virtual = {(m["switch"], m["ofport"]): m["virtual_port"] for m in port_map}
+        self.physical = {v: k for k, v in self.virtual.items()}
+        host = next(s for s in description["switches"] if s["role"] == "host")
+        self.ref = Bridge(ref_bridge, host["appctl"], _odp_ports(host["appctl"], ref_bridge))
+
+    def ports(self) -> list[int]:
+        return sorted(self.physical)
+
+
+def _odp_ports(appctl: str, bridge: str) -> dict[int, int]:
+    """Datapath port number -> OpenFlow port number of `bridge` (from dpif/show)."""
+    with Appctl(appctl) as a:
+        text = a.call("dpif/show")
+    out, current = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^  (\S+):$", line)
+        if m:
+            current = m[1]
+            continue
+        m = re.match(r"^    \S+ (\d+)/(\d+):", line)
+        if m and current == bridge:
+            out[int(m[2])] = int(m[1])
+    return out
+
+
+class Tracer:
+    """Traces packets on the reference and across the physical bridges; one control connection per thread."""
+
+    def __init__(self, platform: Platform):
+        self.p = platform
+        self._local = threading.local()
+
+    def _appctl(self, path: str) -> Appctl:
+        conns = self._local.__dict__.setdefault("conns", {})
+        if path not in conns:
+            conns[path] = Appctl(path)
+        return conns[path]
+
+    def _trace(self, bridge: Bridge, in_port: int, frame: bytes) -> str:
+        return self._appctl(bridge.appctl).call("ofproto/trace", bridge.name, f"in_port={in_port}", frame.hex())
+
+    def reference(self, in_port: int, frame: bytes) -> tuple[Outcome, str]:
+        text = self._trace(self.p.ref, in_port, frame)
+        eff = datapath.execute(datapath.datapath_actions(text), frame)
+        ingress = self.p.physical[in_port][0]
+        outputs, crossing = [], False
+        for odp, data in eff.outputs:
+            v = self.p.ref.odp_to_ofport.get(odp)
+            if v is None or v not in self.p.physical:
+                continue  # the reference bridge's own LOCAL port (FLOOD and ALL include it)
+            outputs.append((v, data.hex()))
+            if self.p.physical[v][0] != ingress and len(datapath.vlan_tags(data)) >= 2:
+                crossing = True
+        return Outcome(outputs, [d.hex() for d in eff.to_controller], crossing), text
+
+    def composed(self, in_port: int, frame: bytes) -> tuple[Outcome, list[str]]:
+        switch, ofport = self.p.physical[in_port]
+        pending = [(switch, ofport, frame, 0)]
+        outputs, controller, texts = [], [], []
+        while pending:
+            sw, port, data, hops = pending.pop()
+            if hops >= MAX_HOPS:
+                raise datapath.Unsupported("packet crossed more links than the topology has")
+            bridge = self.p.bridges[sw]
+            text = self._trace(bridge, port, data)
+            texts.append(f"--- {sw} in_port={port}\n{text}")
+            eff = datapath.execute(datapath.datapath_actions(text), data)
+            controller += [d.hex() for d in eff.to_controller if hops == 0]
+            if hops > 0 and eff.to_controller:
+                raise datapath.Unsupported(f"packet-in on {sw} from a PCIe link")
+            for odp, out in eff.outputs:
+                of = bridge.odp_to_ofport.get(odp)
+                if (sw, of) in self.p.links:
+                    peer_sw, peer_port = self.p.links[(sw, of)]
+                    pending.append((peer_sw, peer_port, out, hops + 1))
+                elif (sw, of) in self.p.virtual:
+                    outputs.append((self.p.virtual[(sw, of)], out.hex()))
+                else:
+                    raise datapath.Unsupported(f"output to {sw} port {of}, neither virtual nor a PCIe link")
+        return Outcome(outputs, controller), texts
+
+
+@dataclasses.dataclass
+class Report:
+    seed: int
+    virtual_rules: dict
+    groups: dict
+    physical: dict
+    packets: dict
+    seconds: dict
+    mismatches: list = dataclasses.field(default_factory=list)
+
+    def ok(self) -> bool:
+        return self.packets["mismatches"] == 0 and not self.virtual_rules["accepted_only_by_oneswitch"]
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+class Environment:
+    """An emulated platform (host + 2 sNICs), OneSwitch in front of it, and the reference bridge."""
+
+    def __init__(self, workdir: pathlib.Path, vms: int = 3, snics: int = 2, wire_ports: int = 2):
+        import uno_platform
+        from uno_platform.spec import TestbedSpec
+
+        self._up = uno_platform
+        self.workdir = workdir
+        self.listen, self.south, self.rest = free_port(), free_port(), free_port()
+        self.prefix = "v" + secrets.token_hex(2) + "-"
+        self.platform = uno_platform.up(TestbedSpec(prefix=self.prefix, vms=vms, snics=snics, wire_ports=wire_ports,
+                                                    controller=f"tcp:127.0.0.1:{self.south}"))
+        self.oneswitch: Proc | None = None
+        try:
+            build_jar()
+            desc = self.platform.description
+            self.oneswitch = start_oneswitch(f"{desc['state_dir']}/platform.json", workdir / "oneswitch.log",
+                                             listen=self.listen, south=self.south, rest_port=self.rest,
+                                             controller=None)
+            wait_healthy(self.oneswitch, self.rest, timeout=60)
+            self.port_map = rest(self.rest, "GET", "/v1/ports")[1]["ports"]
+            self.ref_bridge, self.ref_target = self._reference_bridge()
+        except BaseException:
+            self.close()
+            raise
+
+    def _reference_bridge(self) -> tuple[str, str]:
+        host = self.platform.switch("host")
+        name = self.prefix + "ref"
+        cmd = ["ovs-vsctl", f"--db={host['ovsdb']}", "add-br", name, "--", "set", "bridge", name,
+               "datapath_type=netdev", "fail-mode=secure", "protocols=OpenFlow13"]
+        for m in self.port_map:
+            port = f"{self.prefix}r{m['virtual_port']}"
+            cmd += ["--", "add-port", name, port, "--", "set", "interface", port, "type=internal",
+                    f"ofport_request={m['virtual_port']}"]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+        for m in self.port_map:  # up, so that fast-failover buckets watching them are live, as the physical ports
+            subprocess.run(["ip", "-n", host["netns"], "link", "set", f"{self.prefix}r{m['virtual_port']}", "up"],
+                           check=True, capture_output=True, timeout=30)
+        return name, f"unix:{host['rundir']}/{name}.mgmt"
+
+    def close(self) -> None:
+        if self.oneswitch is not None:
+            self.oneswitch.stop()
+        problems = self._up.down(self.prefix)
+        if problems:
+            raise RuntimeError(f"tear-down problems: {problems}")
+
+
+def install(env: Environment, group_specs: list[dict], rule_specs: list[dict]) -> tuple[list[dict], dict]:
+    """Installs groups and rules on both sides; returns the rules both accepted, and the counts."""
+    ref, osw = OfClient(env.ref_target), OfClient(env.listen)
+    try:
+        counts = {"generated": len(rule_specs), "installed": 0, "refused_by_oneswitch": collections.Counter(),
+                  "refused_by_ovs": 0, "accepted_only_by_oneswitch": []}
+        groups_ok = _send_all(ref, osw, group_specs, rules.group_mod)
+        for spec, (ref_err, osw_err) in zip(group_specs, groups_ok, strict=True):
+            if ref_err or osw_err:
+                raise RuntimeError(f"group {rules.describe(spec)} refused: ovs={ref_err} oneswitch={osw_err}")
+        results = _send_all(ref, osw, rule_specs, rules.flow_mod)
+        kept, undo_ref, undo_osw = [], [], []
+        for spec, (ref_err, osw_err) in zip(rule_specs, results, strict=True):
+            if ref_err is None and osw_err is None:
+                kept.append(spec)
+            elif ref_err is None:
+                counts["refused_by_oneswitch"][osw_err] += 1
+                undo_ref.append(spec)
+            elif osw_err is None:
+                counts["accepted_only_by_oneswitch"].append({"rule": rules.describe(spec), "ovs_error": ref_err})
+                undo_osw.append(spec)
+            else:
+                counts["refused_by_ovs"] += 1
+        for spec in undo_ref:
+            ref.send(rules.flow_mod(ref.dp, spec, ofp.OFPFC_DELETE_STRICT))
+        for spec in undo_osw:
+            osw.send(rules.flow_mod(osw.dp, spec, ofp.OFPFC_DELETE_STRICT))
+        ref.barrier()
+        osw.barrier()
+        counts["installed"] = len(kept)
+        counts["refused_by_oneswitch"] = dict(counts["refused_by_oneswitch"])
+        return kept, counts
+    finally:
+        ref.close()
+        osw.close()
+
+
+def _send_all(ref: OfClient, osw: OfClient, specs: list[dict], build) -> list[tuple[str | None, str | None]]:
+    """Sends each spec to both; returns per spec (error on the reference, error on OneSwitch) or None."""
+    xids = [(ref.send(build(ref.dp, s)), osw.send(build(osw.dp, s))) for s in specs]
+    ref_errors = {m.xid: _error_name(m) for m in ref.barrier() if m.msg_type == ofp.OFPT_ERROR}
+    osw_errors = {m.xid: _error_name(m) for m in osw.barrier() if m.msg_type == ofp.OFPT_ERROR}
+    return [(ref_errors.get(r), osw_errors.get(o)) for r, o in xids]
+
+
+def _error_name(msg) -> str:
+    return f"type={msg.type},code={msg.code}"
+
+
+def verify(env: Environment, *, seed: int, rule_count: int, packet_count: int, group_count: int = 6,
+           workers: int = 6, in_port_share: float = 0.5) -> Report:
+    rng = random.Random(seed)
+    timings = {}
+    t0 = time.monotonic()
+    ports = sorted(m["virtual_port"] for m in env.port_map)
+    group_specs = rules.generate_groups(rng, ports, group_count)
+    rule_specs = rules.generate(rng, ports, rule_count, group_specs, in_port_share)
+    kept, counts = install(env, group_specs, rule_specs)
+    timings["install"] = round(time.monotonic() - t0, 1)
+    health = rest(env.rest, "GET", "/v1/health")[1]
+    physical = {"flows": health["physical_entries"], "groups": health["physical_groups"],
+                "flows_per_virtual_rule": round(health["physical_entries"] / max(1, len(kept)), 3),
+                "per_switch": _per_switch(env)}
+    platform = Platform(env.platform.description, env.port_map, env.ref_bridge)
+    tracer = Tracer(platform)
+    frames = packets.generate(rng, ports, packet_count)
+    t1 = time.monotonic()
+    stats = collections.Counter()
+    mismatches = []
+    by_key = {(r["table"], r["priority"]): r for r in kept}
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        for result in pool.map(lambda f: _check(tracer, *f), frames):
+            stats[result[0]] += 1
+            if result[0] == "mismatch" and len(mismatches) < EXAMPLES:
+                mismatches.append(_example(result, by_key))
+    timings["trace"] = round(time.monotonic() - t1, 1)
+    compared = stats["dropped"] + stats["forwarded"] + stats["to_controller"] + stats["mismatch"]
+    packet_report = {"generated": packet_count, "compared": compared, "dropped": stats["dropped"],
+                     "mismatches": stats["mismatch"], "double_tag_crossings": stats["double_tag"],
+                     "unsupported": stats["unsupported"], "forwarded": stats["forwarded"],
+                     "to_controller": stats["to_controller"]}
+    group_report = {"generated": len(group_specs), "physical": health["physical_groups"]}
+    return Report(seed, counts, group_report, physical, packet_report, timings, mismatches)
+
+
+def _check(tracer: Tracer, in_port: int, frame: bytes):
+    try:
+        ref, ref_text = tracer.reference(in_port, frame)
+        if ref.crossing_double_tag:
+            return ("double_tag", None)
+        got, texts = tracer.composed(in_port, frame)
+    except datapath.Unsupported as e:
+        return ("unsupported", str(e))
+    if ref.key() != got.key():
+        return ("mismatch", {"in_port": in_port, "frame": frame.hex(), "reference": dataclasses.asdict(ref),
+                             "oneswitch": dataclasses.asdict(got), "reference_trace": ref_text, "traces": texts})
+    if ref.outputs:
+        return ("forwarded", None)
+    return ("to_controller", None) if ref.to_controller else ("dropped", None)
+
+
+def _example(result, by_key: dict) -> dict:
+    """A mismatch with the rules that took part in it (from the traces), enough to replay it alone."""
+    info = result[1]
+    used = set()
+    for m in re.finditer(r"^ (\d+)\. .*priority (\d+)", info["reference_trace"], re.M):
+        used.add((int(m[1]), int(m[2])))
+    for text in info["traces"]:
+        for m in re.finditer(r"^ (\d+)\. .*priority (\d+)", text, re.M):
+            if int(m[1]) > 0:
+                used.add((int(m[1]) - 1, int(m[2])))
+    info["rules"] = [by_key[k] for k in sorted(used) if k in by_key]
+    return info
+
+
+def _per_switch(env: Environment) -> dict:
+    out = {}
+    for sw in env.platform.description["switches"]:
+        flows = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", "dump-flows", sw["openflow"]], capture_output=True,
+                               text=True, timeout=120, check=True).stdout.splitlines()[1:]
+        groups = subprocess.run(["ovs-ofctl", "-O", "OpenFlow13", "dump-groups", sw["openflow"]], capture_output=True,
+                                text=True, timeout=120, check=True).stdout.splitlines()[1:]
+        out[sw["id"]] = {"flows": len(flows), "dispatch_table": sum(1 for f in flows if "table=0," in f),
+                         "groups": len(groups)}
+    return out
+
+
+def run(*, seed: int, rule_count: int, packet_count: int, group_count: int = 6, workers: int = 6,
+        in_port_share: float = 0.5, workdir: pathlib.Path | None = None) -> Report:
+    """Builds the environment, verifies, tears everything down."""
+    workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="uno-verify-"))
+    env = Environment(workdir)
+    try:
+        return verify(env, seed=seed, rule_count=rule_count, packet_count=packet_count, group_count=group_count,
+                      workers=workers, in_port_share=in_port_share)
+    finally:
+        env.close()
+
+
+def replay(case: dict, workdir: pathlib.Path | None = None) -> tuple[Outcome, Outcome]:
+    """Installs a saved case's groups and rules, traces its packet; returns (reference, OneSwitch) outcomes."""
+    workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="uno-replay-"))
+    env = Environment(workdir)
+    try:
+        kept, _ = install(env, case.get("groups", []), case["rules"])
+        assert len(kept) == len(case["rules"]), "a saved rule was refused"
+        tracer = Tracer(Platform(env.platform.description, env.port_map, env.ref_bridge))
+        frame = bytes.fromhex(case["frame"])
+        return tracer.reference(case["in_port"], frame)[0], tracer.composed(case["in_port"], frame)[0]
+    finally:
+        env.close()
+
+
+def save_case(path: pathlib.Path, example: dict, groups: list[dict]) -> None:
+    path.write_text(json.dumps({"in_port": example["in_port"], "frame": example["frame"], "groups": groups,
+                                "rules": example["rules"]}, indent=1) + "\n")
