@@ -61,8 +61,13 @@ def generate(rng: random.Random, ports: list[int], count: int, groups: list[dict
         per_table[rng.choices(range(TABLES), weights)[0]] += 1
     rules = []
     for table, n in enumerate(per_table):
-        for prio in rng.sample(range(1, 60000), n):
-            rules.append(_rule(rng, ports, table, prio, [g["group_id"] for g in groups], in_port_share))
+        made = [_rule(rng, ports, table, 0, [g["group_id"] for g in groups], in_port_share) for _ in range(n)]
+        # Distinct priorities, higher for narrower matches (as in real rule sets: a catch-all at a high
+        # priority would hide every other rule of its table).
+        made.sort(key=lambda r: (len(r["match"]), rng.random()))
+        for rule, prio in zip(made, sorted(rng.sample(range(1, 60000), n)), strict=True):
+            rule["priority"] = prio
+        rules += made
     rng.shuffle(rules)
     return rules
 
@@ -131,6 +136,8 @@ def _rule(rng: random.Random, ports: list[int], table: int, priority: int, group
         spec["write"] = [["output", rng.choice(ports + ["CONTROLLER", "IN_PORT"])]]
         if rng.random() < 0.3:
             spec["write"].insert(0, ["set_field", "eth_src", _mac(rng)])
+    elif group_ids and rng.random() < 0.02:
+        spec["write"] = [["group", rng.choice(group_ids)]]
     if rng.random() < 0.03:
         spec["clear"] = True
     if table < TABLES - 1 and rng.random() < 0.4:

@@ -361,18 +361,37 @@ def run(*, seed: int, rule_count: int, packet_count: int, group_count: int = 6, 
         env.close()
 
 
-def replay(case: dict, workdir: pathlib.Path | None = None) -> tuple[Outcome, Outcome]:
-    """Installs a saved case's groups and rules, traces its packet; returns (reference, OneSwitch) outcomes."""
+def replay(cases: list[dict], workdir: pathlib.Path | None = None) -> list[tuple[Outcome, Outcome]]:
+    """Replays saved cases (groups, rules, one packet) in one environment, clearing both sides between
+    cases; returns each case's (reference, OneSwitch) outcomes."""
     workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="uno-replay-"))
     env = Environment(workdir)
     try:
-        kept, _ = install(env, case.get("groups", []), case["rules"])
-        assert len(kept) == len(case["rules"]), "a saved rule was refused"
         tracer = Tracer(Platform(env.platform.description, env.port_map, env.ref_bridge))
-        frame = bytes.fromhex(case["frame"])
-        return tracer.reference(case["in_port"], frame)[0], tracer.composed(case["in_port"], frame)[0]
+        out = []
+        for case in cases:
+            kept, counts = install(env, case.get("groups", []), case["rules"])
+            assert len(kept) == len(case["rules"]), f"a saved rule was refused: {counts}"
+            frame = bytes.fromhex(case["frame"])
+            out.append((tracer.reference(case["in_port"], frame)[0], tracer.composed(case["in_port"], frame)[0]))
+            clear(env)
+        return out
     finally:
         env.close()
+
+
+def clear(env: Environment) -> None:
+    """Deletes every rule and group on both sides."""
+    for target in (env.ref_target, env.listen):
+        c = OfClient(target)
+        try:
+            c.send(c.parser.OFPFlowMod(c.dp, table_id=ofp.OFPTT_ALL, command=ofp.OFPFC_DELETE, out_port=ofp.OFPP_ANY,
+                                       out_group=ofp.OFPG_ANY))
+            c.send(c.parser.OFPGroupMod(c.dp, ofp.OFPGC_DELETE, ofp.OFPGT_ALL, ofp.OFPG_ALL, []))
+            errors = [m for m in c.barrier() if m.msg_type == ofp.OFPT_ERROR]
+            assert not errors, errors
+        finally:
+            c.close()
 
 
 def save_case(path: pathlib.Path, example: dict, groups: list[dict]) -> None:

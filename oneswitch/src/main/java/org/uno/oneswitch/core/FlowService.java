@@ -55,6 +55,7 @@ public final class FlowService {
     private final LongSupplier clock;
     private final Runnable changed;
     private final Expiry expiry = new Expiry();
+    private final ActionSetRule actionSets = new ActionSetRule();
     private boolean idlePollPending;
 
     public FlowService(VirtualFlowTable table, VirtualGroupTable groups, PlanService planner, Supplier<PortMap> ports,
@@ -83,11 +84,12 @@ public final class FlowService {
         for (VirtualRule r : change.removals()) {
             translations.put(Owner.rule(r.id()), Translation.EMPTY);
         }
+        checkActionSets(change);
         CompletableFuture<Map<Long, Counts>> finalCounts = change.removals().isEmpty() ? null
                 : countersOf(notifiable(change.removals()));
         boolean reset = req.flags().contains(OFFlowModFlags.RESET_COUNTS);
         var diff = planner.replace(translations);
-        change.upserts().forEach(table::put);
+        change.upserts().forEach(this::store);
         change.removals().forEach(r -> forget(r.id()));
         if (reset) {
             change.upserts().forEach(r -> planner.forgetCarried(r.id()));
@@ -184,6 +186,31 @@ public final class FlowService {
         return table.all();
     }
 
+    /** Refuses the change if it makes a rule set {@link ActionSetRule} keeps out; changes nothing. */
+    private void checkActionSets(TableChange change) throws TranslationConflictException {
+        List<VirtualRule> old = new ArrayList<>();
+        change.upserts().forEach(r -> table.byId(r.id()).ifPresent(old::add));
+        old.forEach(actionSets::remove);
+        List<VirtualRule> added = new ArrayList<>();
+        try {
+            for (VirtualRule r : change.upserts()) {
+                actionSets.check(r);
+                actionSets.add(r);
+                added.add(r);
+            }
+        } finally {
+            added.forEach(actionSets::remove);
+            old.forEach(actionSets::add);
+        }
+    }
+
+    /** Stores {@code r} (new or replacing the rule with its id). */
+    private void store(VirtualRule r) {
+        table.byId(r.id()).ifPresent(actionSets::remove);
+        table.put(r);
+        actionSets.add(r);
+    }
+
     /** Refuses a rule applying a group that does not exist (OpenFlow's BAD_OUT_GROUP). */
     private void checkGroups(VirtualRule r) throws BadActionException {
         for (Instruction ins : r.instructions()) {
@@ -214,6 +241,7 @@ public final class FlowService {
     }
 
     private void forget(long id) {
+        table.byId(id).ifPresent(actionSets::remove);
         table.remove(id);
         expiry.forget(id);
         planner.forgetCarried(id);

@@ -10,8 +10,8 @@ package org.uno.oneswitch.translate;
  *       arrivals never meet a virtual rule and the tag values never meet a tenant's VLANs.</li>
  *   <li>Flow-id tags are 802.1ad VLAN ids {@link #FIRST_TAG}..{@link #LAST_TAG}; the ids above
  *       are drain markers, one per switch.</li>
- *   <li>Group ids from {@link #TAG_GROUP_BASE} up are OneSwitch's tag groups (one per tag on each
- *       sending switch); controllers cannot use them.</li>
+ *   <li>Group ids from {@link #PORT_GROUP_BASE} up are OneSwitch's: port groups, then tag groups
+ *       (one per tag on each sending switch); controllers cannot use them.</li>
  * </ul>
  */
 public final class Layout {
@@ -32,6 +32,13 @@ public final class Layout {
     public static final int MAX_SWITCHES = 4094 - MARKER_BASE + 1;
     /** Tag group of tag t on a switch has id TAG_GROUP_BASE + t. */
     public static final long TAG_GROUP_BASE = 0xfff00000L;
+    /**
+     * Port group of physical port p (the low 16 bits; IN_PORT included) has id PORT_GROUP_BASE + p:
+     * outputs in action sets become groups (see {@link Localizer}).
+     */
+    public static final long PORT_GROUP_BASE = 0xffe00000L;
+    /** The lowest group id OneSwitch reserves for itself. */
+    public static final long FIRST_RESERVED_GROUP = PORT_GROUP_BASE;
 
     private Layout() {
     }
@@ -48,7 +55,7 @@ public final class Layout {
 
     /** True for group ids controllers may not use. */
     public static boolean reservedGroup(long groupId) {
-        return groupId >= TAG_GROUP_BASE;
+        return groupId >= FIRST_RESERVED_GROUP;
     }
 
     /** The tag whose tag group has id {@code groupId}, or 0. */

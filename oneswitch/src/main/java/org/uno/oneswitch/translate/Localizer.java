@@ -93,24 +93,55 @@ final class Localizer {
 
     /** A group bucket's actions (an action set in Open vSwitch). */
     Bucket bucket(Bucket b) throws TranslationConflictException {
-        return new Bucket(b.weight(), watch(b.watchPort()), b.watchGroup(), actionSet(b.actions()));
+        return new Bucket(b.weight(), watch(b.watchPort()), b.watchGroup(), bucketSet(b.actions()));
     }
 
-    /** An action set (write-actions, bucket): only the output that takes effect is kept, then localised. */
+    /**
+     * A write-actions action set: only the output that takes effect is kept, and it becomes a group
+     * (a port group, or the tag group of a remote port). In Open vSwitch an action set keeps one
+     * output and one group, and runs the group if there is one; outputs written by different
+     * tables replace each other, so they must all take the same slot, the group's, or a remote
+     * output (a group) written first would win over a local one written later.
+     */
     List<Action> actionSet(List<Action> actions) throws TranslationConflictException {
         List<Action> out = new ArrayList<>(actions.size());
         for (Action a : effectiveSet(actions)) {
             if (!(a instanceof Action.Output o) || o.port().equals(OFPort.CONTROLLER)) {
                 out.add(a);
-            } else if (o.port().equals(OFPort.FLOOD) || o.port().equals(OFPort.ALL)) {
-                throw new TranslationConflictException("output to " + o.port() + " in an action set or group bucket "
-                        + "cannot be translated (one output per action set; use apply-actions)");
+            } else if (o.port().equals(OFPort.IN_PORT)) {
+                out.add(routes.portGroup(switchId, OFPort.IN_PORT));
             } else {
-                TreeSet<OFPort> remote = new TreeSet<>(Localizer::compare);
-                route(o, out, remote);
-                flush(remote, out);
+                for (Action x : single(o)) {
+                    out.add(x instanceof Action.Output local ? routes.portGroup(switchId, local.port()) : x);
+                }
             }
         }
+        return out;
+    }
+
+    /** A bucket's action set: the output that takes effect stays an output (or becomes a tag group). */
+    private List<Action> bucketSet(List<Action> actions) throws TranslationConflictException {
+        List<Action> out = new ArrayList<>(actions.size());
+        for (Action a : effectiveSet(actions)) {
+            if (!(a instanceof Action.Output o) || o.port().equals(OFPort.CONTROLLER) || o.port().equals(OFPort.IN_PORT)) {
+                out.add(a);
+            } else {
+                out.addAll(single(o));
+            }
+        }
+        return out;
+    }
+
+    /** One output of an action set, localised: an output to a local port, a tag group, or nothing. */
+    private List<Action> single(Action.Output o) throws TranslationConflictException {
+        if (o.port().equals(OFPort.FLOOD) || o.port().equals(OFPort.ALL)) {
+            throw new TranslationConflictException("output to " + o.port() + " in an action set or group bucket "
+                    + "cannot be translated (one output per action set; use apply-actions)");
+        }
+        List<Action> out = new ArrayList<>(1);
+        TreeSet<OFPort> remote = new TreeSet<>(Localizer::compare);
+        route(o, out, remote);
+        flush(remote, out);
         return out;
     }
 

@@ -27,8 +27,8 @@ import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.Topology;
 
 /**
- * Collects, while one virtual rule or group is translated, the entries that carry its packets to
- * virtual ports on other switches: on the sending switch a tag group that pushes the flow-id tag
+ * Collects, while one virtual rule or group is translated, the groups its action sets output
+ * through (port groups) and the entries that carry its packets to virtual ports on other switches: on the sending switch a tag group that pushes the flow-id tag
  * of the port set and outputs to the PCIe link(s) toward them; on every switch on the way a
  * delivery entry in the dispatch table that matches the link port and the tag, forwards the
  * tagged packet on toward farther switches, pops the tag and outputs to its own ports of the set.
@@ -66,6 +66,18 @@ final class TagRoutes {
             build(sender, tag, remote);
         }
         return new Action.Group(OFGroup.of((int) groupId));
+    }
+
+    /**
+     * The action that outputs to physical port {@code port} of {@code switchId} through its port
+     * group (an indirect group with one bucket, {@code output:port}).
+     */
+    Action portGroup(String switchId, OFPort port) {
+        long id = Layout.PORT_GROUP_BASE + (port.getPortNumber() & 0xffff);
+        PhysicalGroup g = new PhysicalGroup(switchId, id, OFGroupType.INDIRECT,
+                List.of(Bucket.of(List.of(Action.Output.to(port)))), 0);
+        groups.putIfAbsent(g.groupKey(), g);
+        return new Action.Group(OFGroup.of((int) id));
     }
 
     /** The PCIe link port of {@code from} on the way to {@code to}. */

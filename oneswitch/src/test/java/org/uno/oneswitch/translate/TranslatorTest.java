@@ -132,6 +132,9 @@ class TranslatorTest {
     void actionSetKeepsTheOutputThatTakesEffect() throws Exception {
         Golden.check("write-actions", translate(rule(1, 0, 10, match(inPort(1)), List.of(
                 new Instruction.WriteActions(List.of(out(2), setIpv4Src("1.1.1.1"), out(3)))))));
+        // A local output in an action set is a port group, so that outputs written by later tables replace it.
+        Golden.check("write-actions-local", translate(rule(2, 1, 10, match(inPort(1)), List.of(
+                new Instruction.WriteActions(List.of(out(2)))))));
         TranslationConflictException flood = assertThrows(TranslationConflictException.class, () -> translate(
                 rule(1, 1, match(inPort(1)), List.of(new Instruction.WriteActions(List.of(out(OFPort.FLOOD)))))));
         assertEquals(true, flood.getMessage().contains("action set"));
