@@ -2,10 +2,12 @@ package org.uno.oneswitch.core;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.projectfloodlight.openflow.protocol.OFErrorMsg;
 import org.projectfloodlight.openflow.protocol.OFFactory;
@@ -15,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
+import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
@@ -25,10 +28,12 @@ import org.uno.oneswitch.translate.InstalledEntry;
 import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.PhysicalChange;
 import org.uno.oneswitch.translate.PhysicalGroup;
+import org.uno.oneswitch.translate.PhysicalKey;
 import org.uno.oneswitch.translate.PhysicalPlan;
 import org.uno.oneswitch.translate.PhysicalRule;
 import org.uno.oneswitch.translate.PlanChange;
 import org.uno.oneswitch.translate.PlanDiff;
+import org.uno.oneswitch.translate.PortDependencies;
 import org.uno.oneswitch.translate.Reconciler;
 import org.uno.oneswitch.translate.Translation;
 import org.uno.oneswitch.translate.Translator;
@@ -78,6 +83,36 @@ public final class PlanService {
 
     public Translation translate(VirtualGroup group, PortMap ports) throws TranslationConflictException {
         return translator.translate(group, ports, plan.tags());
+    }
+
+    /**
+     * The translations that change when the port map goes from {@code before} to {@code after}, a
+     * change of virtual port {@code port} only: every rule and group when the set of switches with
+     * virtual ports changes, else only those {@link PortDependencies#touches touching} it.
+     */
+    public Map<Owner, Translation> translateChanged(PortMap before, PortMap after, OFPort port)
+            throws TranslationConflictException {
+        if (!PortDependencies.switchesWithPorts(before).equals(PortDependencies.switchesWithPorts(after))) {
+            return translateAll(after);
+        }
+        Map<Owner, Translation> out = new LinkedHashMap<>();
+        for (VirtualGroup g : groups.all()) {
+            if (PortDependencies.touches(g, port)) {
+                out.put(Owner.group(g.id()), translate(g, after));
+            }
+        }
+        for (VirtualRule r : rules.all()) {
+            if (PortDependencies.touches(r, port)) {
+                try {
+                    out.put(Owner.rule(r.id()), translate(r, after));
+                } catch (TranslationConflictException e) {
+                    throw e;
+                } catch (OpenFlowException e) {
+                    throw new IllegalStateException("stored rule no longer valid: " + r, e);
+                }
+            }
+        }
+        return out;
     }
 
     /** The translations of every rule and group under {@code ports}. */
@@ -187,15 +222,27 @@ public final class PlanService {
 
     /**
      * Deletes now the entries retired remaps keep whose match is on the physical port {@code port}
-     * (it is about to carry another virtual port's packets, which they must not see).
+     * (it is about to carry another mapping's packets, which they must not see), except those
+     * {@code next} needs too (they become its entries, unchanged or modified).
      */
-    public void endRetirementsOn(PhysicalPort port) throws TranslationConflictException {
+    public void endRetirementsOn(PhysicalPort port, Map<Owner, Translation> next) throws TranslationConflictException {
+        Set<PhysicalKey> needed = new HashSet<>();
+        next.values().forEach(t -> t.flows().forEach(r -> needed.add(r.physicalKey())));
+        Map<Owner, Translation> reduced = new LinkedHashMap<>();
         for (Owner o : plan.owners()) {
-            if (o.kind() == Owner.Kind.RETIRED && plan.translationOf(o).flows().stream().anyMatch(r ->
-                    r.switchId().equals(port.switchId()) && r.key().match().inPort().filter(port.port()::equals)
-                            .isPresent())) {
-                apply(Map.of(o, Translation.EMPTY), false, PlanService::logError);
+            if (o.kind() != Owner.Kind.RETIRED) {
+                continue;
             }
+            Translation t = plan.translationOf(o);
+            List<PhysicalRule> kept = t.flows().stream().filter(r -> !r.switchId().equals(port.switchId())
+                    || r.key().match().inPort().filter(port.port()::equals).isEmpty()
+                    || needed.contains(r.physicalKey())).toList();
+            if (kept.size() != t.flows().size()) {
+                reduced.put(o, new Translation(kept, t.groups()));
+            }
+        }
+        if (!reduced.isEmpty()) {
+            apply(reduced, false, PlanService::logError);
         }
     }
 

@@ -26,6 +26,8 @@ import org.uno.oneswitch.model.PortSpec;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.store.PortMapStore;
+import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.translate.Translation;
 
 /**
  * The port map and the virtual ports the controller sees. Adding or removing a mapping
@@ -77,8 +79,7 @@ public final class PortService {
     public PortMapping add(PortRequest req) throws PortMapException, TranslationConflictException {
         PortMapping m = resolve(req);
         PortMap next = current().with(m);
-        planner.endRetirementsOn(m.physical());
-        retranslate(next);
+        retranslate(next, m.virtualPort(), m.physical());
         OFPortDesc desc = describe(m);
         announced.put(m.virtualPort().getPortNumber(), desc);
         notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.ADD).setDesc(desc).build());
@@ -92,7 +93,7 @@ public final class PortService {
                 PortMapException.Reason.NOT_FOUND, "virtual port " + virtualPort + " is not mapped"));
         PortMap next = current().without(virtualPort);
         try {
-            retranslate(next);
+            retranslate(next, virtualPort, null);
         } catch (TranslationConflictException e) {
             throw new PortMapException(PortMapException.Reason.CONFLICT, e.getMessage());
         }
@@ -103,9 +104,17 @@ public final class PortService {
         return m;
     }
 
-    /** Retranslates every rule and group under {@code next}, makes it the port map and sends the changes. */
-    private void retranslate(PortMap next) throws TranslationConflictException {
-        var diff = planner.replace(planner.translateAll(next));
+    /**
+     * Retranslates what a change of {@code port} changes under {@code next}, makes it the port map
+     * and sends the changes; {@code taken}, the physical port newly mapped (or null), loses the
+     * entries a remap kept on it.
+     */
+    private void retranslate(PortMap next, OFPort port, PhysicalPort taken) throws TranslationConflictException {
+        Map<Owner, Translation> translations = planner.translateChanged(current(), next, port);
+        if (taken != null) {
+            planner.endRetirementsOn(taken, translations);
+        }
+        var diff = planner.replace(translations);
         store.set(next);
         planner.send(diff.inOrder(), false, PlanService::logError);
         changed.run();

@@ -96,9 +96,9 @@ public final class RemapService {
         if (to.physical().equals(from.physical())) {
             return CompletableFuture.completedFuture(new Report(from, to, false, List.of(), true, 0, 0));
         }
-        planner.endRetirementsOn(to.physical());
         PortMap next = ports.current().without(virtualPort).with(to);
-        Map<Owner, Translation> translations = planner.translateAll(next);
+        Map<Owner, Translation> translations = planner.translateChanged(ports.current(), next, virtualPort);
+        planner.endRetirementsOn(to.physical(), translations);
         Owner retired = Owner.retired(++generation);
         PlanDiff live = planner.replaceRetiring(translations, retired);
         ports.setQuietly(next);

@@ -45,6 +45,7 @@ public final class VirtualSwitch implements PhysicalEvents {
     private final Drains drains;
     private final Gate gate = new Gate();
     private final RemapService remaps;
+    private final ExplainService explain;
 
     public VirtualSwitch(DatapathId datapathId, int tables, Topology topology, PhysicalNetwork net,
                          ControllerNotifier notifier, LongSupplier clock, Timers timers, long remapGraceMillis) {
@@ -66,6 +67,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.drains = new Drains(topology, net, timers);
         this.packets = new PacketService(net, notifier, flows, ports::current, topology, drains);
         this.remaps = new RemapService(ports, planner, net, drains, timers, gate, clock, remapGraceMillis);
+        this.explain = new ExplainService(planner, flows, groups);
     }
 
     public DatapathId datapathId() {
@@ -107,6 +109,10 @@ public final class VirtualSwitch implements PhysicalEvents {
 
     public RemapService remaps() {
         return remaps;
+    }
+
+    public ExplainService explain() {
+        return explain;
     }
 
     /** Closed while a remap is being applied: controller requests and timeouts wait. */

@@ -1,7 +1,10 @@
 package org.uno.oneswitch.rest;
 
 import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 
@@ -12,23 +15,29 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
 import org.projectfloodlight.openflow.protocol.OFPortState;
 import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.core.PortRequest;
+import org.uno.oneswitch.core.RemapService;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.PortMapException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.SwitchSpec;
+import org.uno.oneswitch.model.VirtualRule;
 
 /**
  * The REST resources (documented in oneswitch/README.md):
  * <pre>
- *   GET    /v1/health          status, switches, controllers, rule counts
- *   GET    /v1/ports           all port mappings
- *   POST   /v1/ports           add a mapping {"switch", "port" | "ofport", ["virtual_port"], ["name"]}
- *   GET    /v1/ports/{n}       one mapping
- *   DELETE /v1/ports/{n}       remove a mapping
+ *   GET    /v1/health            status, switches, controllers, rule counts
+ *   GET    /v1/ports             all port mappings
+ *   POST   /v1/ports             add a mapping {"switch", "port" | "ofport", ["virtual_port"], ["name"]}
+ *   GET    /v1/ports/{n}         one mapping
+ *   PUT    /v1/ports/{n}         remap {"switch", "port" | "ofport"}: make-before-break, no PORT_STATUS
+ *   DELETE /v1/ports/{n}         remove a mapping
+ *   GET    /v1/explain           every virtual rule and group and what it became, with counters
+ *            ?rule=ID | ?cookie=C | ?physical_cookie=C
  * </pre>
- * Runs on the event loop (see {@link RestServer}).
+ * Runs on the event loop (see {@link RestServer}); answers complete when their work is done.
  */
 public final class RestApi {
     /** A status and a JSON body (null for none). */
@@ -36,6 +45,7 @@ public final class RestApi {
     }
 
     private static final Set<String> PORT_KEYS = Set.of("switch", "port", "ofport", "virtual_port", "name");
+    private static final Set<String> REMAP_KEYS = Set.of("switch", "port", "ofport");
 
     private final VirtualSwitch vs;
     private final Predicate<String> switchConnected;
@@ -47,50 +57,53 @@ public final class RestApi {
         this.controllers = controllers;
     }
 
-    Response handle(String method, String path, JsonNode body) throws HttpError {
+    CompletableFuture<Response> handle(String method, String path, String query, JsonNode body) throws HttpError {
         String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
         if (p.equals("/v1/health")) {
             requireMethod(method, "GET");
-            return new Response(200, health());
+            return done(200, health());
+        }
+        if (p.equals("/v1/explain")) {
+            requireMethod(method, "GET");
+            return explain(Query.parse(query));
         }
         if (p.equals("/v1/ports")) {
             if (method.equals("GET")) {
                 ArrayNode list = RestServer.JSON.createArrayNode();
                 vs.ports().current().mappings().forEach(m -> list.add(mapping(m)));
-                return new Response(200, RestServer.JSON.createObjectNode().set("ports", list));
+                return done(200, RestServer.JSON.createObjectNode().set("ports", list));
             }
             requireMethod(method, "POST");
-            return new Response(201, mapping(add(body)));
+            return done(201, mapping(add(body)));
         }
         if (p.startsWith("/v1/ports/")) {
             OFPort v = virtualPort(p.substring("/v1/ports/".length()));
-            if (method.equals("GET")) {
-                return new Response(200, mapping(vs.ports().current().get(v).orElseThrow(() ->
-                        new HttpError(404, "virtual port " + v + " is not mapped"))));
+            switch (method) {
+                case "GET":
+                    return done(200, mapping(vs.ports().current().get(v).orElseThrow(() ->
+                            new HttpError(404, "virtual port " + v + " is not mapped"))));
+                case "PUT":
+                    return remap(v, body);
+                case "DELETE":
+                    try {
+                        vs.ports().remove(v);
+                    } catch (PortMapException e) {
+                        throw toHttp(e);
+                    }
+                    return done(204, null);
+                default:
+                    throw new HttpError(405, "method " + method + " not allowed here");
             }
-            requireMethod(method, "DELETE");
-            try {
-                vs.ports().remove(v);
-            } catch (PortMapException e) {
-                throw toHttp(e);
-            }
-            return new Response(204, null);
         }
-        throw new HttpError(404, "no resource " + path + " (see /v1/health, /v1/ports)");
+        throw new HttpError(404, "no resource " + path + " (see /v1/health, /v1/ports, /v1/explain)");
+    }
+
+    private static CompletableFuture<Response> done(int status, JsonNode body) {
+        return CompletableFuture.completedFuture(new Response(status, body));
     }
 
     private PortMapping add(JsonNode body) throws HttpError {
-        if (body == null || !body.isObject()) {
-            throw new HttpError(400, "body must be a JSON object like {\"switch\": \"host\", \"port\": \"uno-vm0\"}");
-        }
-        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
-            String k = it.next();
-            if (!PORT_KEYS.contains(k)) {
-                throw new HttpError(400, "unknown key '" + k + "' (allowed: " + PORT_KEYS + ")");
-            }
-        }
-        PortRequest req = new PortRequest(text(body, "switch"), text(body, "port"), number(body, "ofport"),
-                number(body, "virtual_port"), text(body, "name"));
+        PortRequest req = portRequest(body, PORT_KEYS);
         try {
             return vs.ports().add(req);
         } catch (PortMapException e) {
@@ -98,6 +111,73 @@ public final class RestApi {
         } catch (TranslationConflictException e) {
             throw new HttpError(409, "the installed rules cannot be translated with this port: " + e.getMessage());
         }
+    }
+
+    private CompletableFuture<Response> remap(OFPort v, JsonNode body) throws HttpError {
+        PortRequest req = portRequest(body, REMAP_KEYS);
+        try {
+            return vs.remaps().remap(v, req).thenApply(r -> new Response(200, remapped(r)));
+        } catch (PortMapException e) {
+            throw toHttp(e);
+        } catch (TranslationConflictException e) {
+            throw new HttpError(409, "the installed rules cannot be translated with the port there: " + e.getMessage());
+        }
+    }
+
+    private ObjectNode remapped(RemapService.Report r) {
+        ObjectNode out = mapping(r.to());
+        ObjectNode remap = out.putObject("remap");
+        remap.put("changed", r.changed());
+        remap.set("from", RestServer.JSON.createObjectNode().put("switch", r.from().physical().switchId())
+                .put("port", r.from().physicalName()).put("ofport", ofport(r.from())));
+        remap.put("elapsed_ms", r.micros() / 1000.0);
+        ArrayNode stages = remap.putArray("stages");
+        for (RemapService.Stage s : r.stages()) {
+            stages.addObject().put("stage", s.name()).put("changes", s.changes()).put("elapsed_ms", s.micros() / 1000.0);
+        }
+        remap.put("drained", r.drained());
+        remap.put("old_entries_kept_ms", r.retireMillis());
+        return out;
+    }
+
+    private CompletableFuture<Response> explain(Map<String, String> q) throws HttpError {
+        for (String k : q.keySet()) {
+            if (!List.of("rule", "cookie", "physical_cookie").contains(k)) {
+                throw new HttpError(400, "unknown parameter '" + k + "' (rule, cookie, physical_cookie)");
+            }
+        }
+        if (q.containsKey("physical_cookie")) {
+            U64 cookie = U64.of(Query.number(q, "physical_cookie"));
+            return vs.explain().entry(cookie).thenApply(e -> e.map(x -> new Response(200, ExplainJson.entry(x, vs)))
+                    .orElse(new Response(404, RestServer.error("no physical entry has cookie " + cookie))));
+        }
+        List<VirtualRule> rules;
+        if (q.containsKey("rule")) {
+            long id = Query.number(q, "rule");
+            rules = vs.flows().rule(id).map(List::of).orElseThrow(() -> new HttpError(404, "no virtual rule #" + id));
+        } else if (q.containsKey("cookie")) {
+            long cookie = Query.number(q, "cookie");
+            rules = vs.flows().all().stream().filter(r -> r.cookie().getValue() == cookie).toList();
+        } else {
+            rules = List.copyOf(vs.flows().all());
+        }
+        boolean withGroups = q.isEmpty();
+        return vs.explain().rules(rules).thenApply(views -> new Response(200, ExplainJson.rules(views,
+                withGroups ? vs.explain().groups() : List.of())));
+    }
+
+    private static PortRequest portRequest(JsonNode body, Set<String> allowed) throws HttpError {
+        if (body == null || !body.isObject()) {
+            throw new HttpError(400, "body must be a JSON object like {\"switch\": \"host\", \"port\": \"uno-vm0\"}");
+        }
+        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
+            String k = it.next();
+            if (!allowed.contains(k)) {
+                throw new HttpError(400, "unknown key '" + k + "' (allowed: " + allowed + ")");
+            }
+        }
+        return new PortRequest(text(body, "switch"), text(body, "port"), number(body, "ofport"),
+                number(body, "virtual_port"), text(body, "name"));
     }
 
     private ObjectNode health() {
@@ -113,9 +193,9 @@ public final class RestApi {
         h.put("controllers", controllers.getAsInt());
         h.put("virtual_ports", vs.ports().current().size());
         h.put("virtual_rules", vs.virtualRuleCount());
+        h.put("virtual_groups", vs.groups().all().size());
         h.put("physical_entries", vs.physicalEntryCount());
         h.put("physical_groups", vs.planner().plan().groupCount());
-        h.put("virtual_groups", vs.groups().all().size());
         h.put("flow_id_tags", vs.planner().plan().tags().size());
         h.put("dropped_packet_ins", vs.packets().droppedPacketIns());
         return h;
@@ -125,8 +205,12 @@ public final class RestApi {
         OFPortDesc d = vs.ports().describe(m);
         return RestServer.JSON.createObjectNode().put("virtual_port", Integer.toUnsignedLong(m.virtualPort().getPortNumber()))
                 .put("switch", m.physical().switchId()).put("port", m.physicalName())
-                .put("ofport", Integer.toUnsignedLong(m.physical().port().getPortNumber())).put("name", m.name())
+                .put("ofport", ofport(m)).put("name", m.name())
                 .put("link_up", !d.getState().contains(OFPortState.LINK_DOWN));
+    }
+
+    private static long ofport(PortMapping m) {
+        return Integer.toUnsignedLong(m.physical().port().getPortNumber());
     }
 
     private static OFPort virtualPort(String s) throws HttpError {

@@ -6,6 +6,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -70,7 +72,8 @@ public final class RestServer {
         JsonNode body;
         try {
             JsonNode request = readBody(ex);
-            RestApi.Response r = onLoop(() -> api.handle(ex.getRequestMethod(), ex.getRequestURI().getPath(), request));
+            RestApi.Response r = onLoop(() -> api.handle(ex.getRequestMethod(), ex.getRequestURI().getPath(),
+                    ex.getRequestURI().getRawQuery(), request));
             status = r.status();
             body = r.body();
         } catch (HttpError e) {
@@ -91,15 +94,21 @@ public final class RestServer {
         }
     }
 
-    private <T> T onLoop(Callable<T> task) throws HttpError {
-        Future<T> f = loop.submit(task);
+    /**
+     * Runs {@code task} on the event loop and waits for the response it promises (a remap completes
+     * only when its last stage is done, on the loop too).
+     */
+    private <T> T onLoop(Callable<CompletableFuture<T>> task) throws HttpError {
+        Future<CompletableFuture<T>> f = loop.submit(task);
         try {
-            return f.get(30, TimeUnit.SECONDS);
+            return f.get(30, TimeUnit.SECONDS).get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof HttpError h) {
+            Throwable cause = e.getCause() instanceof CompletionException c ? c.getCause()
+                    : e.getCause();
+            if (cause instanceof HttpError h) {
                 throw h;
             }
-            throw new IllegalStateException(e.getCause());
+            throw new IllegalStateException(cause);
         } catch (TimeoutException e) {
             f.cancel(false);
             throw new HttpError(503, "OneSwitch is busy; try again");

@@ -55,8 +55,8 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     private static final Logger LOG = LoggerFactory.getLogger(PhysicalSwitches.class);
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     private static final long COMMAND_RETRY_MS = 1000;
-    private static final long KICK_INTERVAL_MS = 20;
-    private static final int MAX_KICKS = 100;
+    private static final long KICK_INTERVAL_MS = 2;
+    private static final int MAX_KICKS = 500;
 
     private final Topology topology;
     private final Map<String, SwitchConnection> connections = new HashMap<>();
@@ -226,21 +226,30 @@ public final class PhysicalSwitches implements PhysicalNetwork {
             RequestTracker t = commands(s);
             if (t != null) {
                 Appctl appctl = controlSockets.get(s);
-                CompletableFuture<Void> barrier = t.barrier();
-                all.add(appctl == null ? barrier : barrier.thenCompose(v -> revalidated(s, t, appctl)));
+                all.add(appctl == null ? t.barrier() : revalidated(s, t, appctl));
             }
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
     /**
-     * Waits for a revalidation round of {@code switchId}'s daemon that starts after this call:
-     * revalidator/wait answers when a round ends, and a dummy flow-table change (added and removed
-     * in an unused table) makes one start now instead of at the next periodic round. If no answer
-     * comes within {@link #KICK_INTERVAL_MS} (the round ended before the wait was registered), the
-     * table is changed again.
+     * Completes when {@code switchId} has answered a barrier sent after everything sent to it so far
+     * and its daemon has finished a revalidation round started after those changes. The wait
+     * (revalidator/wait answers when a round ends) is registered together with the changes, and a
+     * dummy flow-table change (an entry added again and again in an unused table, after the changes
+     * on the same connection; reconciliation removes it) starts a round now instead of at the next
+     * periodic one. A round that ends before
+     * the barrier's answer may predate the changes, so then the wait starts again; and if no round
+     * ends within {@link #KICK_INTERVAL_MS} (the wait registered after the round), the table is
+     * changed again.
      */
     private CompletableFuture<Void> revalidated(String switchId, RequestTracker t, Appctl appctl) {
+        CompletableFuture<Void> round = waitForRound(switchId, t, appctl);
+        CompletableFuture<Void> barrier = t.barrier();
+        return barrier.thenCompose(v -> round.isDone() ? waitForRound(switchId, t, appctl) : round);
+    }
+
+    private CompletableFuture<Void> waitForRound(String switchId, RequestTracker t, Appctl appctl) {
         CompletableFuture<Void> done = appctl.call("revalidator/wait").handle((r, e) -> {
             if (e != null) {
                 LOG.warn("revalidator/wait on {} failed: {}", switchId, e.getMessage());
@@ -255,13 +264,12 @@ public final class PhysicalSwitches implements PhysicalNetwork {
         if (done.isDone() || left == 0) {
             return;
         }
-        U64 cookie = U64.of(PhysicalPlan.COOKIE_TAG);
-        t.send(OF13.buildFlowAdd().setTableId(TableId.of(Layout.KICK_TABLE)).setPriority(0).setCookie(cookie)
-                .setMatch(OF13.buildMatch().build()).setBufferId(OFBufferId.NO_BUFFER), null);
-        t.send(OF13.buildFlowDeleteStrict().setTableId(TableId.of(Layout.KICK_TABLE)).setPriority(0)
-                .setCookie(cookie).setCookieMask(U64.NO_MASK).setMatch(OF13.buildMatch().build())
-                .setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).setBufferId(OFBufferId.NO_BUFFER), null);
-        group.schedule(() -> kick(t, done, left - 1), KICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        t.send(OF13.buildFlowAdd().setTableId(TableId.of(Layout.KICK_TABLE)).setPriority(0)
+                .setCookie(U64.of(PhysicalPlan.COOKIE_TAG)).setMatch(OF13.buildMatch().build())
+                .setBufferId(OFBufferId.NO_BUFFER), null);
+        if (left > 1) {
+            group.schedule(() -> kick(t, done, left - 1), KICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        }
     }
 
     @Override

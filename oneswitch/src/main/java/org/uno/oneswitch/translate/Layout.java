@@ -17,7 +17,7 @@ package org.uno.oneswitch.translate;
 public final class Layout {
     /** OneSwitch's own first table. */
     public static final int DISPATCH_TABLE = 0;
-    /** An unused table where a dummy entry is added and removed to start a revalidation round. */
+    /** An unused table where a dummy entry is added (again) to start a revalidation round. */
     public static final int KICK_TABLE = 253;
     /** Dispatch priorities: tagged link arrivals, then any other link arrival, then the pipeline. */
     public static final int TAG_PRIORITY = 300;

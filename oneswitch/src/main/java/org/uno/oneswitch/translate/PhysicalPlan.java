@@ -203,6 +203,12 @@ public final class PhysicalPlan {
         return key == null ? List.of() : flows.get(key).contributions().stream().map(Contribution::owner).toList();
     }
 
+    /** What the planned entry {@code key} is for. */
+    public Optional<PhysicalRule.Role> roleOf(PhysicalKey key) {
+        FlowEntry e = flows.get(key);
+        return e == null ? Optional.empty() : e.contributions().stream().map(Contribution::role).findFirst();
+    }
+
     /** The planned entries whose counters are virtual rule {@code ruleId}'s counters. */
     public List<InstalledEntry> countingEntries(long ruleId) {
         List<InstalledEntry> out = new ArrayList<>();

@@ -1,0 +1,74 @@
+"""Numbered UDP frames for loss/duplication tests: a paced sender and a capturing receiver.
+
+    python udp_seq.py send IFACE RATE SECONDS STOPFILE   # prints how many frames it sent
+    python udp_seq.py receive IFACE OUTFILE STOPFILE     # writes the sequence numbers it saw, in order, and
+                                                         # how many frames its socket dropped
+
+Run inside a network namespace (`ip netns exec`). Frames are broadcast Ethernet/IPv4/UDP to port 9999
+with the payload b"UNOSEQ" + an 8-byte sequence number; the receiver uses a raw socket with a large
+buffer so that it does not lose frames itself. Each stops when STOPFILE appears (or SECONDS pass).
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import sys
+import time
+
+MAGIC = b"UNOSEQ"
+ETH_P_ALL = 0x0003
+SO_RCVBUFFORCE = 33
+SOL_PACKET = 263
+PACKET_STATISTICS = 6
+
+
+def frame(seq: int) -> bytes:
+    payload = MAGIC + struct.pack("!Q", seq)
+    udp = struct.pack("!HHHH", 40000, 9999, 8 + len(payload), 0) + payload
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, socket.inet_aton("10.0.0.254"),
+                     socket.inet_aton("10.0.0.99"))
+    return b"\xff" * 6 + b"\x02\x00\x00\x00\x02\x00" + b"\x08\x00" + ip + udp
+
+
+def send(iface: str, rate: int, seconds: float, stop: str) -> int:
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    start, seq = time.monotonic(), 0
+    while time.monotonic() - start < seconds and not os.path.exists(stop):
+        due = int((time.monotonic() - start) * rate)
+        while seq < due:
+            s.send(frame(seq))
+            seq += 1
+        time.sleep(0.0005)
+    return seq
+
+
+def receive(iface: str, out: str, stop: str) -> None:
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)  # not capped by net.core.rmem_max (root)
+    s.bind((iface, 0))
+    s.settimeout(0.1)
+    seen = []
+    print("ready", flush=True)
+    while not os.path.exists(stop):
+        try:
+            data, addr = s.recvfrom(2048)
+        except TimeoutError:
+            continue
+        if addr[2] == socket.PACKET_OUTGOING:
+            continue
+        at = data.find(MAGIC)
+        if at >= 0:
+            seen.append(struct.unpack_from("!Q", data, at + len(MAGIC))[0])
+    packets, drops = struct.unpack("II", s.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
+    with open(out, "w") as f:
+        json.dump({"seqs": seen, "socket_drops": drops}, f)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "send":
+        print(send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]))
+    else:
+        receive(sys.argv[2], sys.argv[3], sys.argv[4])
