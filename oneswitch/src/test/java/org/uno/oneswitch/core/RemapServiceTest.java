@@ -1,0 +1,147 @@
+package org.uno.oneswitch.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.uno.oneswitch.testing.Fixtures.OF13;
+import static org.uno.oneswitch.testing.Fixtures.apply;
+import static org.uno.oneswitch.testing.Fixtures.inPort;
+import static org.uno.oneswitch.testing.Fixtures.match;
+import static org.uno.oneswitch.testing.Fixtures.out;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+import org.projectfloodlight.openflow.protocol.OFFlowMod;
+import org.projectfloodlight.openflow.protocol.OFFlowModCommand;
+import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFPacketIn;
+import org.projectfloodlight.openflow.protocol.OFPacketInReason;
+import org.projectfloodlight.openflow.protocol.OFPacketOut;
+import org.projectfloodlight.openflow.protocol.OFPortStatus;
+import org.projectfloodlight.openflow.protocol.match.MatchField;
+import org.projectfloodlight.openflow.types.DatapathId;
+import org.projectfloodlight.openflow.types.OFBufferId;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.TableId;
+import org.projectfloodlight.openflow.types.U64;
+import org.uno.oneswitch.error.PortMapException;
+import org.uno.oneswitch.model.FlowFilter;
+import org.uno.oneswitch.model.FlowModRequest;
+import org.uno.oneswitch.model.Link;
+import org.uno.oneswitch.model.PhysicalPort;
+import org.uno.oneswitch.model.PortSpec;
+import org.uno.oneswitch.model.SwitchSpec;
+import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.testing.RecordingNetwork;
+
+/**
+ * Port remapping over in-memory switches: the stages in order (new entries, then the switch-over),
+ * drain markers, no PORT_STATUS, the old entries kept for the grace period and deleted after it.
+ */
+class RemapServiceTest {
+    /** host: PCIe 1, VM 2, NF port 5; snic0: PCIe 1, wire 2, NF port 5. */
+    private final Topology topology = new Topology(List.of(
+            new SwitchSpec("host", SwitchSpec.Role.HOST, DatapathId.of(1), List.of(
+                    new PortSpec("ph0", OFPort.of(1), PortSpec.Kind.PCIE), new PortSpec("vm0", OFPort.of(2), PortSpec.Kind.VM),
+                    new PortSpec("nfh", OFPort.of(5), PortSpec.Kind.NF))),
+            new SwitchSpec("snic0", SwitchSpec.Role.SNIC, DatapathId.of(2), List.of(
+                    new PortSpec("ps0", OFPort.of(1), PortSpec.Kind.PCIE), new PortSpec("w0", OFPort.of(2), PortSpec.Kind.WIRE),
+                    new PortSpec("nfs", OFPort.of(5), PortSpec.Kind.NF)))),
+            List.of(new Link(new PhysicalPort("host", OFPort.of(1)), new PhysicalPort("snic0", OFPort.of(1)))));
+    private final RecordingNetwork net = new RecordingNetwork(topology);
+    private final List<OFMessage> toController = new ArrayList<>();
+    private final List<Runnable> timers = new ArrayList<>();
+    private final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(9), 8, topology, net, new ControllerNotifier() {
+        @Override
+        public void packetIn(OFPacketIn msg) {
+            toController.add(msg);
+        }
+
+        @Override
+        public void portStatus(OFPortStatus msg) {
+            toController.add(msg);
+        }
+
+        @Override
+        public void flowRemoved(org.projectfloodlight.openflow.protocol.OFFlowRemoved msg) {
+            toController.add(msg);
+        }
+    }, () -> 0L, (ms, task) -> timers.add(task), 1000);
+
+    RemapServiceTest() throws Exception {
+        vs.ports().autoMap(EnumSet.of(PortSpec.Kind.VM, PortSpec.Kind.WIRE));
+        vs.ports().add(new PortRequest("host", "nfh", null, 10L, "nf0"));
+        flow(1, match(inPort(2)), 10);
+        flow(2, match(inPort(10)), 1);
+        toController.clear();
+        net.takeSent("host");
+        net.takeSent("snic0");
+    }
+
+    private void flow(int priority, org.uno.oneswitch.model.FlowMatch m, int output) throws Exception {
+        vs.flows().flowMod(new FlowModRequest(FlowModRequest.Command.ADD, new FlowFilter(0, m, true, priority, U64.ZERO,
+                U64.ZERO, OFPort.ANY, org.projectfloodlight.openflow.types.OFGroup.ANY), apply(out(output)), U64.ZERO,
+                java.util.Set.of(), 0, 0), (s, e) -> {
+                });
+    }
+
+    @Test
+    void remapMovesTheEntriesInStagesAndCompletesAfterTheDrain() throws Exception {
+        CompletableFuture<RemapService.Report> done = vs.remaps().remap(OFPort.of(10),
+                new PortRequest("snic0", "nfs", null, null, null));
+        assertFalse(vs.gate().isOpen(), "controller requests wait while the remap is applied");
+        List<OFMessage> snic = net.takeSent("snic0");
+        List<OFFlowMod> adds = flowMods(snic, OFFlowModCommand.ADD);
+        List<OFFlowMod> modifies = flowMods(snic, OFFlowModCommand.MODIFY_STRICT);
+        assertTrue(adds.stream().anyMatch(f -> OFPort.of(5).equals(f.getMatch().get(MatchField.IN_PORT))),
+                "the NF's rule on its new port");
+        assertTrue(snic.indexOf(adds.get(0)) < snic.indexOf(modifies.get(0)), "new entries before the switch-over");
+        assertEquals(List.of(), flowMods(net.takeSent("host"), OFFlowModCommand.DELETE_STRICT), "nothing deleted yet");
+        assertFalse(done.isDone(), "waiting for the drain marker");
+        OFPacketOut marker = (OFPacketOut) snic.stream().filter(m -> m instanceof OFPacketOut).findFirst().orElseThrow();
+        vs.packetIn("host", arrived(marker));
+        RemapService.Report r = done.get();
+        assertTrue(r.changed() && r.drained());
+        assertEquals(List.of("add", "switch", "drain"), r.stages().stream().map(RemapService.Stage::name).toList());
+        assertTrue(vs.gate().isOpen());
+        assertEquals(List.of(), toController, "no PORT_STATUS, no packet-in for a remap");
+        assertEquals("snic0", vs.ports().current().get(OFPort.of(10)).orElseThrow().physical().switchId());
+
+        timers.forEach(Runnable::run);
+        List<OFFlowMod> gone = flowMods(net.takeSent("host"), OFFlowModCommand.DELETE_STRICT);
+        assertTrue(gone.stream().anyMatch(f -> OFPort.of(5).equals(f.getMatch().get(MatchField.IN_PORT))),
+                "after the grace period the NF's old rule goes");
+    }
+
+    @Test
+    void remapToAMappedPortIsRefusedAndToTheSamePortChangesNothing() throws Exception {
+        PortMapException taken = assertThrows(PortMapException.class, () -> vs.remaps().remap(OFPort.of(10),
+                new PortRequest("host", "vm0", null, null, null)));
+        assertEquals(PortMapException.Reason.CONFLICT, taken.reason());
+        assertFalse(vs.remaps().remap(OFPort.of(10), new PortRequest("host", "nfh", null, null, null)).get().changed());
+        assertEquals(List.of(), net.takeSent("host"));
+    }
+
+    /** The marker as the target switch hands it to OneSwitch: tagged, from the PCIe port. */
+    private static OFPacketIn arrived(OFPacketOut marker) {
+        byte[] d = marker.getData();
+        byte[] tagged = new byte[d.length + 4];
+        System.arraycopy(d, 0, tagged, 0, 12);
+        tagged[12] = (byte) 0x88;
+        tagged[13] = (byte) 0xa8;
+        System.arraycopy(d, 12, tagged, 16, d.length - 12);
+        return OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(tagged.length)
+                .setReason(OFPacketInReason.ACTION).setTableId(TableId.of(0)).setCookie(U64.ZERO)
+                .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(1)).build()).setData(tagged).build();
+    }
+
+    private static List<OFFlowMod> flowMods(List<OFMessage> sent, OFFlowModCommand command) {
+        return sent.stream().filter(m -> m instanceof OFFlowMod f && f.getCommand() == command)
+                .map(m -> (OFFlowMod) m).filter(f -> f.getTableId().getValue() != 253).toList();
+    }
+}
