@@ -3,6 +3,7 @@ os-ken L2 learning controller, on free ports; everything started is stopped afte
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 from oneswitch_stack import Proc, build_jar, free_port, start_oneswitch, start_osken, wait_healthy
@@ -16,6 +17,7 @@ class Stack:
     listen: int
     south: int
     rest: int
+    restart: Callable[..., Proc] = None
 
     @property
     def target(self) -> str:
@@ -32,20 +34,36 @@ def oneswitch_jar():
 def oneswitch_stack(testbed_factory, oneswitch_jar, tmp_path):
     started: list[Proc] = []
 
-    def make(controller: bool = True, **platform_kwargs) -> Stack:
+    def make(controller: bool = True, oneswitch_args: tuple[str, ...] = (), **platform_kwargs) -> Stack:
         listen, south, rest_port = free_port(), free_port(), free_port()
-        osken = None
+        osken, ctl = None, None
         if controller:
             ctl = free_port()
             osken = start_osken(ctl, tmp_path / "osken.log")
             started.append(osken)
         platform = testbed_factory(controller=f"tcp:127.0.0.1:{south}", **platform_kwargs)
         desc_path = f"{platform.description['state_dir']}/platform.json"
-        oneswitch = start_oneswitch(desc_path, tmp_path / "oneswitch.log", listen=listen, south=south,
-                                    rest_port=rest_port, controller=ctl if controller else None)
-        started.append(oneswitch)
-        wait_healthy(oneswitch, rest_port, controllers=1 if controller else 0)
-        return Stack(platform, oneswitch, osken, listen, south, rest_port)
+
+        def launch(wait: bool = True) -> Proc:
+            proc = start_oneswitch(desc_path, tmp_path / "oneswitch.log", listen=listen, south=south,
+                                   rest_port=rest_port, controller=ctl, extra=list(oneswitch_args))
+            started.append(proc)
+            if wait:
+                wait_healthy(proc, rest_port, controllers=1 if controller else 0)
+            return proc
+
+        stack = Stack(platform, launch(), osken, listen, south, rest_port)
+
+        def restart(kill: bool = False) -> Proc:
+            """Stops OneSwitch (SIGKILL with `kill`, else SIGTERM) and starts it again with the same settings."""
+            if kill:
+                stack.oneswitch.popen.kill()
+            stack.oneswitch.stop()
+            stack.oneswitch = launch()
+            return stack.oneswitch
+
+        stack.restart = restart
+        return stack
 
     yield make
     for proc in reversed(started):

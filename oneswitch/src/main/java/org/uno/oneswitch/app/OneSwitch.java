@@ -12,6 +12,7 @@ import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.Transport;
+import org.uno.oneswitch.core.SavedState;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.endpoint.Northbound;
 import org.uno.oneswitch.error.PortMapException;
@@ -39,6 +40,7 @@ public final class OneSwitch implements AutoCloseable {
     private final Northbound north;
     private final VirtualSwitch vs;
     private RestServer rest;
+    private StateWriter state;
 
     private OneSwitch(Config config, Topology topology) {
         physical = new PhysicalSwitches(topology);
@@ -66,9 +68,19 @@ public final class OneSwitch implements AutoCloseable {
     }
 
     private void run(Config config) throws ConfigException, IOException, InterruptedException, ExecutionException {
-        Optional<ConfigException> mapError = loop.submit(() -> autoMap(config)).get();
+        Optional<SavedState> saved = config.stateFile().isPresent()
+                ? StateFile.load(config.stateFile().get(), config.tables()) : Optional.empty();
+        Optional<ConfigException> mapError = loop.submit(() -> saved.isPresent() ? restore(saved.get())
+                : autoMap(config)).get();
         if (mapError.isPresent()) {
             throw mapError.get();
+        }
+        if (config.stateFile().isPresent()) {
+            state = new StateWriter(config.stateFile().get(), loop, () -> vs.save(System.nanoTime()));
+            loop.submit(() -> {
+                vs.onStateChange(state::changed);
+                state.changed();
+            }).get();
         }
         if (config.commandSockets() && transport.unixSockets()) {
             physical.openCommandChannels(group, transport, config.echoIntervalSec(), MAX_IDLE_PROBES);
@@ -91,12 +103,33 @@ public final class OneSwitch implements AutoCloseable {
                 vs.topology().switches().stream().map(s -> s.id()).toList());
     }
 
+    private Optional<ConfigException> restore(SavedState saved) {
+        try {
+            vs.restore(saved, System.nanoTime());
+            return Optional.empty();
+        } catch (TranslationConflictException | IllegalArgumentException e) {
+            return Optional.of(new ConfigException("the saved state cannot be restored: " + e.getMessage()));
+        }
+    }
+
     private Optional<ConfigException> autoMap(Config config) {
         try {
             vs.ports().autoMap(config.autoMap());
             return Optional.empty();
         } catch (PortMapException | TranslationConflictException e) {
             return Optional.of(new ConfigException("auto_map: " + e.getMessage()));
+        }
+    }
+
+    private SavedState saveOnLoop() {
+        try {
+            return loop.submit(() -> vs.save(System.nanoTime())).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.error("cannot take the state at shutdown: {}", e.toString());
+            return null;
         }
     }
 
@@ -119,6 +152,10 @@ public final class OneSwitch implements AutoCloseable {
         }
         north.stop();
         loop.execute(physical::stop);
+        SavedState last = state == null ? null : saveOnLoop();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (last != null) {
+            state.close(last);
+        }
     }
 }

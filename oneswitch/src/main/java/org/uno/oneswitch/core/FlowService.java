@@ -204,6 +204,11 @@ public final class FlowService {
         }
     }
 
+    /** Puts back a saved rule (its translation is planned with everything else afterwards). */
+    void restore(VirtualRule r) {
+        store(r);
+    }
+
     /** Stores {@code r} (new or replacing the rule with its id). */
     private void store(VirtualRule r) {
         table.byId(r.id()).ifPresent(actionSets::remove);

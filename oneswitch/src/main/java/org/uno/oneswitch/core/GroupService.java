@@ -87,6 +87,11 @@ public final class GroupService {
         changed.run();
     }
 
+    /** Puts back a saved group (its translation is planned with everything else afterwards). */
+    void restore(VirtualGroup g) {
+        table.put(g);
+    }
+
     /** Every group, by id. */
     public List<VirtualGroup> all() {
         return new ArrayList<>(table.all());

@@ -141,6 +141,14 @@ public final class PortService {
         return new PortMapping(virtualPort, phys, p.name(), old.name());
     }
 
+    /** Puts back a saved port map (before anything is translated; controllers connect later). */
+    void restore(PortMap saved) {
+        store.set(saved);
+        for (PortMapping m : saved.mappings()) {
+            announced.put(m.virtualPort().getPortNumber(), describe(m));
+        }
+    }
+
     /** Makes {@code next} the port map without telling controllers (a remap is invisible to them). */
     void setQuietly(PortMap next) {
         store.set(next);

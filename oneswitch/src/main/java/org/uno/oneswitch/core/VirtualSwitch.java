@@ -1,5 +1,6 @@
 package org.uno.oneswitch.core;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -10,6 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.store.PortMapStore;
 import org.uno.oneswitch.store.VirtualFlowTable;
 import org.uno.oneswitch.store.VirtualGroupTable;
@@ -44,6 +47,8 @@ public final class VirtualSwitch implements PhysicalEvents {
     private final PacketService packets;
     private final Drains drains;
     private final Gate gate = new Gate();
+    private Runnable stateChanged = () -> {
+    };
     private final RemapService remaps;
     private final ExplainService explain;
 
@@ -132,7 +137,40 @@ public final class VirtualSwitch implements PhysicalEvents {
 
     /** Something persistent changed (rules, groups, port map, tags). */
     private void changed() {
-        // persistence hooks in here
+        stateChanged.run();
+    }
+
+    /** Runs {@code listener} on the event loop whenever what {@link #save} returns may have changed. */
+    public void onStateChange(Runnable listener) {
+        this.stateChanged = listener;
+    }
+
+    /** What a restart needs, as of now ({@code nowNanos} on the virtual switch's clock). */
+    public SavedState save(long nowNanos) {
+        Map<Long, Long> ages = new HashMap<>();
+        table.all().forEach(r -> ages.put(r.id(), Math.max(0, nowNanos - r.installedNanos()) / 1_000_000));
+        return new SavedState(List.copyOf(table.all()), ages, table.nextId(), groups.all(),
+                List.copyOf(portMap.current().mappings()), plan.tags().allocations(), plan.nextCookie());
+    }
+
+    /**
+     * Puts back a saved state (at start, before switches and controllers connect): port map,
+     * tags, groups and rules, then plans their translation; the switches are reconciled with it
+     * when they connect (equal entries are kept, with their counters).
+     */
+    public void restore(SavedState saved, long nowNanos) throws TranslationConflictException {
+        ports.restore(PortMap.of(saved.ports()));
+        plan.tags().restore(saved.tags());
+        plan.continueCookiesFrom(saved.nextCookie());
+        saved.groups().forEach(groups::restore);
+        for (VirtualRule r : saved.rules()) {
+            long age = saved.ageMillis().getOrDefault(r.id(), 0L) * 1_000_000;
+            flows.restore(r.toBuilder().installedNanos(nowNanos - age).build());
+        }
+        table.continueIdsFrom(saved.nextRuleId());
+        planner.apply(planner.translateAll(portMap.current()), false, PlanService::logError);
+        LOG.info("restored {} virtual rules, {} groups, {} virtual ports, {} flow-id tags", saved.rules().size(),
+                saved.groups().size(), saved.ports().size(), saved.tags().size());
     }
 
     @Override

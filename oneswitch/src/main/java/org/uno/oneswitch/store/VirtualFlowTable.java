@@ -30,6 +30,16 @@ public final class VirtualFlowTable {
         return nextId++;
     }
 
+    /** The id {@link #newId} gives next. */
+    public long nextId() {
+        return nextId;
+    }
+
+    /** Continues ids after {@code next} (restoring saved rules). */
+    public void continueIdsFrom(long next) {
+        nextId = Math.max(nextId, next);
+    }
+
     public Optional<VirtualRule> get(RuleKey key) {
         return Optional.ofNullable(byKey.get(key));
     }

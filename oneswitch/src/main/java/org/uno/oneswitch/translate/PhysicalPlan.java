@@ -247,6 +247,19 @@ public final class PhysicalPlan {
         return true;
     }
 
+    /** The cookie number the plan allocates next. */
+    public long nextCookie() {
+        return nextCookie;
+    }
+
+    /**
+     * Allocates cookies from {@code next} on (after a restart, so that the entries still on the
+     * switches, whose cookies are adopted, never share a cookie with a new entry).
+     */
+    public void continueCookiesFrom(long next) {
+        nextCookie = Math.max(nextCookie, next);
+    }
+
     /** How many flow entries the plan holds on all switches. */
     public int size() {
         return flows.size();
