@@ -60,6 +60,7 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     private int missSendLen;
     private int idleProbes;
     private int undecodableInARow;
+    private AsyncConfig async = AsyncConfig.DEFAULT;
     private final ArrayDeque<OFMessage> held = new ArrayDeque<>();
 
     ControllerConnection(Northbound north, boolean passive, int maxIdleProbes) {
@@ -83,6 +84,14 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
 
     void setRole(OFControllerRole role) {
         this.role = role;
+    }
+
+    AsyncConfig async() {
+        return async;
+    }
+
+    void setAsync(AsyncConfig async) {
+        this.async = async;
     }
 
     int missSendLen() {

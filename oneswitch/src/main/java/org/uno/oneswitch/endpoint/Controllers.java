@@ -5,15 +5,18 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
-import org.projectfloodlight.openflow.protocol.OFControllerRole;
 import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPortStatus;
+import org.projectfloodlight.openflow.protocol.ver13.OFFlowRemovedReasonSerializerVer13;
+import org.projectfloodlight.openflow.protocol.ver13.OFPacketInReasonSerializerVer13;
+import org.projectfloodlight.openflow.protocol.ver13.OFPortReasonSerializerVer13;
 import org.uno.oneswitch.core.ControllerNotifier;
 
 /**
- * The open controller connections, and who gets which asynchronous message: PACKET_IN and
- * FLOW_REMOVED go to equal and master connections, PORT_STATUS to all; passive (service)
+ * The open controller connections, and who gets which asynchronous message: as each connection's
+ * {@link AsyncConfig} says for its role (by default PACKET_IN and FLOW_REMOVED go to equal and
+ * master connections, PORT_STATUS to all); passive (service)
  * connections, like Open vSwitch's, get them only after setting a non-zero miss_send_len; a
  * controller that stops reading loses PACKET_INs rather than making OneSwitch buffer without end.
  */
@@ -40,8 +43,9 @@ final class Controllers implements ControllerNotifier {
     /** PACKET_INs are dropped for a connection whose controller does not keep up (its buffer is full). */
     @Override
     public void packetIn(OFPacketIn msg) {
+        int reason = OFPacketInReasonSerializerVer13.toWireValue(msg.getReason());
         for (ControllerConnection c : connections) {
-            if (c.receivesAsync() && c.role() != OFControllerRole.ROLE_SLAVE && c.writable()) {
+            if (c.receivesAsync() && c.async().packetIn(c.role(), reason) && c.writable()) {
                 c.send(msg);
             }
         }
@@ -49,8 +53,9 @@ final class Controllers implements ControllerNotifier {
 
     @Override
     public void flowRemoved(OFFlowRemoved msg) {
+        int reason = OFFlowRemovedReasonSerializerVer13.toWireValue(msg.getReason());
         for (ControllerConnection c : connections) {
-            if (c.receivesAsync() && c.role() != OFControllerRole.ROLE_SLAVE) {
+            if (c.receivesAsync() && c.async().flowRemoved(c.role(), reason)) {
                 c.send(msg);
             }
         }
@@ -58,8 +63,9 @@ final class Controllers implements ControllerNotifier {
 
     @Override
     public void portStatus(OFPortStatus msg) {
+        int reason = OFPortReasonSerializerVer13.toWireValue(msg.getReason());
         for (ControllerConnection c : connections) {
-            if (c.receivesAsync()) {
+            if (c.receivesAsync() && c.async().portStatus(c.role(), reason)) {
                 c.send(msg);
             }
         }

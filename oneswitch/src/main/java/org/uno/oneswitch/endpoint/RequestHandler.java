@@ -3,6 +3,7 @@ package org.uno.oneswitch.endpoint;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.projectfloodlight.openflow.protocol.OFAsyncSet;
 import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
 import org.projectfloodlight.openflow.protocol.OFCapabilities;
 import org.projectfloodlight.openflow.protocol.OFConfigFlags;
@@ -72,6 +73,8 @@ final class RequestHandler {
                 configFlags = sc.getFlags().isEmpty() ? EnumSet.noneOf(OFConfigFlags.class) : EnumSet.copyOf(sc.getFlags());
                 c.setMissSendLen(sc.getMissSendLen());
             }
+            case SET_ASYNC -> c.setAsync(AsyncConfig.of((OFAsyncSet) m));
+            case GET_ASYNC_REQUEST -> c.send(c.async().reply(f, m.getXid()));
             case BARRIER_REQUEST -> net.barrier().whenComplete((v, t) -> c.send(f.buildBarrierReply()
                     .setXid(m.getXid()).build()));
             case FLOW_MOD -> {

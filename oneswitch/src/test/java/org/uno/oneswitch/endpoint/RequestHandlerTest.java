@@ -196,6 +196,25 @@ class RequestHandlerTest {
     }
 
     @Test
+    void asyncConfigChoosesThePacketInsAConnectionGets() {
+        c.send(add(1, 0, OF13.buildMatch().build(), output(OFPort.CONTROLLER)));
+        c.send(OF13.buildAsyncSet().setXid(2).setPacketInMaskEqualMaster(1).setPacketInMaskSlave(0)
+                .setPortStatusMaskEqualMaster(7).setPortStatusMaskSlave(7).setFlowRemovedMaskEqualMaster(15)
+                .setFlowRemovedMaskSlave(0).build());
+        c.send(OF13.buildAsyncGetRequest().setXid(3).build());
+        assertEquals(1, ((org.projectfloodlight.openflow.protocol.OFAsyncGetReply) c.received().get(0))
+                .getPacketInMaskEqualMaster());
+        U64 cookie = h.net.pipeline("snic0").get(0).getCookie();
+        OFPacketIn.Builder pi = OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(4)
+                .setTableId(TableId.of(1)).setCookie(cookie).setData(new byte[4])
+                .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(2)).build());
+        h.vs.packetIn("snic0", pi.setReason(OFPacketInReason.ACTION).build());
+        assertEquals(List.of(), c.received(), "ACTION (bit 1) is masked off");
+        h.vs.packetIn("snic0", pi.setReason(OFPacketInReason.NO_MATCH).build());
+        assertInstanceOf(OFPacketIn.class, c.received().get(0));
+    }
+
+    @Test
     void packetOutFloodLeavesFromEveryOtherVirtualPort() {
         c.send(OF13.buildPacketOut().setXid(1).setBufferId(OFBufferId.NO_BUFFER).setInPort(OFPort.of(1))
                 .setActions(List.of(output(OFPort.FLOOD))).setData(new byte[60]).build());
