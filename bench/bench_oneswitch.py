@@ -1,54 +1,93 @@
-"""OneSwitch flow_mod installation rate against the same client talking straight to one OVS bridge.
+"""OneSwitch benchmarks: flow_mod installation rate, the §5.4 translation workload, remap latency.
 
-On an emulated platform (host + one sNIC, two VMs), a Java client (org.uno.oneswitch.bench.FlowModBench,
-in the OneSwitch jar, messages encoded before the clock starts) installs rules
-`priority=1, in_port, eth_dst=<n>, actions=output:<port>`:
-
-* directly on the host bridge, through its OpenFlow management socket (the baseline), and
-* through OneSwitch's passive OpenFlow listener, with virtual port numbers,
-
-in two modes: `barrier` (each flow_mod followed by a barrier, waiting for its reply) and `stream`
-(all flow_mods, then one barrier). Workload `local` (VM to VM on the host: one physical rule per
-virtual rule, the same work the baseline does) gives the headline ratio; `crossing` (VM to the
-sNIC's wire port: two physical rules on two bridges) is reported alongside. Direct and OneSwitch
-runs alternate, after a warm-up of OneSwitch's JIT, and the median of the trials is kept. Results go to
-bench/results/oneswitch.json.
+1. flow_mods (results/oneswitch.json): the same Java client (org.uno.oneswitch.bench.FlowModBench, messages
+   encoded before the clock starts) installs `priority=1, in_port, eth_dst=<n>, actions=output:<port>` rules
+   straight on the host bridge's management socket (the baseline) and through OneSwitch, in two modes:
+   `barrier` (each flow_mod then a barrier) and `stream` (all, then one barrier). Workload `local` (VM to VM on
+   the host: one physical rule each, the baseline's work) gives the headline ratio; `crossing` (VM to the sNIC's
+   wire port: an entry on the host, a shared delivery on the sNIC) is reported alongside. Direct and OneSwitch
+   runs alternate after a warm-up of OneSwitch's JIT; the median of the trials is kept. Target ratio 0.7.
+2. translation (results/oneswitch-translation.json): the UNO paper's §5.4 workload, 3,024 random OpenFlow 1.3
+   virtual rules on one host and two sNIC switches, installed through OneSwitch and verified by the differential
+   verifier with 20,000 random packets; physical rules per virtual rule (paper: 6,810 for 3,024, 2.3x), and the
+   translation rate (virtual rules per second of OneSwitch's own time, and end to end until the bridges' barrier).
+3. remap (results/oneswitch-remap.json): latency of `PUT /v1/ports/{n}` moving a port with a handful of rules
+   between the host and the sNIC, among a thousand other rules, as OneSwitch reports it and as the REST client
+   sees it.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import pathlib
 import platform as pyplatform
+import random
 import secrets
 import statistics
 import subprocess
 import tempfile
 import time
 
+from uno_oneswitch.client import rest
+from uno_oneswitch.ofclient import OfClient
+from uno_oneswitch.stack import JAR, build_jar, free_port, ofctl, start_oneswitch, wait_for, wait_healthy
+from uno_oneswitch.verify import rules as rulegen
+from uno_oneswitch.verify import verifier
+
 import uno_platform
 from uno_platform.spec import TestbedSpec
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 TARGET_RATIO = 0.7
 TRIALS = 5
 COUNTS = {"barrier": 3000, "stream": 50000}
 #: Streamed runs through OneSwitch before measuring: its JIT needs a few hundred thousand flow_mods to
 #: reach steady state (a daemon runs warm; a cold JVM spends 4x the CPU per flow_mod).
 WARMUP_RUNS = 5
+PAPER_RULES, PAPER_PHYSICAL = 3024, 6810
+PACKETS = 20000
+REMAPS = 100
 
 
-def _stack_module():
-    path = REPO / "tests" / "oneswitch" / "oneswitch_stack.py"
-    spec = importlib.util.spec_from_file_location("oneswitch_stack", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def environment() -> dict:
+    return {"cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
+            "machine": pyplatform.machine(), "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
-def _client(jar: pathlib.Path, target: str, mode: str, count: int, in_port: int, out_port: int) -> dict:
-    result = subprocess.run(["java", "-XX:+UseSerialGC", "-cp", str(jar), "org.uno.oneswitch.bench.FlowModBench",
+class Stack:
+    """An emulated platform with OneSwitch in front of it (no controller), torn down by `close`."""
+
+    def __init__(self, **spec):
+        self.listen, self.south, self.rest = free_port(), free_port(), free_port()
+        self.prefix = "b" + secrets.token_hex(2) + "-"
+        self.platform = uno_platform.up(TestbedSpec(prefix=self.prefix, controller=f"tcp:127.0.0.1:{self.south}",
+                                                    **spec))
+        self.oneswitch = None
+        try:
+            logdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-oneswitch-"))
+            self.oneswitch = start_oneswitch(f"{self.platform.description['state_dir']}/platform.json",
+                                             logdir / "oneswitch.log", listen=self.listen, south=self.south,
+                                             rest_port=self.rest, controller=None)
+            wait_healthy(self.oneswitch, self.rest, timeout=60)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def target(self) -> str:
+        return f"tcp:127.0.0.1:{self.listen}"
+
+    def close(self) -> None:
+        if self.oneswitch is not None:
+            self.oneswitch.stop()
+        problems = uno_platform.down(self.prefix)
+        if problems:
+            print(f"bench oneswitch: tear-down problems: {problems}")
+
+
+# -- 1. flow_mod installation rate ---------------------------------------------------------------
+
+def _client(target: str, mode: str, count: int, in_port: int, out_port: int) -> dict:
+    result = subprocess.run(["java", "-XX:+UseSerialGC", "-cp", str(JAR), "org.uno.oneswitch.bench.FlowModBench",
                              target, mode, str(count), str(in_port), str(out_port)],
                             capture_output=True, text=True, timeout=900)
     if result.returncode != 0:
@@ -59,31 +98,20 @@ def _client(jar: pathlib.Path, target: str, mode: str, count: int, in_port: int,
     return run
 
 
-def _clear(stack, target: str, expect_zero: list[str]) -> None:
-    stack.ofctl(target, "del-flows")
-    for t in expect_zero:  # the bridges are empty again before the next run
-        stack.wait_for(lambda t=t: "n_packets" not in stack.ofctl(t, "dump-flows").stdout, 60, f"{t} to empty")
+def _clear(target: str, bridges: list[str]) -> None:
+    ofctl(target, "del-flows")
+    for t in bridges:  # the bridges hold only OneSwitch's dispatch table again before the next run
+        wait_for(lambda t=t: not any("table=0," not in f and "n_packets" in f
+                                     for f in ofctl(t, "dump-flows").stdout.splitlines()), 60, f"{t} to empty")
 
 
-def main(results_dir: pathlib.Path) -> dict:
-    stack = _stack_module()
-    jar = stack.JAR
-    if not jar.exists():
-        subprocess.run(["mvn", "-q", "-B", "-DskipTests", "package"], cwd=REPO / "oneswitch", check=True)
-    listen, south, rest = stack.free_port(), stack.free_port(), stack.free_port()
-    prefix = "b" + secrets.token_hex(2) + "-"
-    platform = uno_platform.up(TestbedSpec(prefix=prefix, vms=2, controller=f"tcp:127.0.0.1:{south}"))
-    logdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-oneswitch-"))
-    oneswitch = None
+def flow_mod_rates() -> dict:
+    stack = Stack(vms=2)
     try:
-        desc = platform.description
-        oneswitch = stack.start_oneswitch(f"{desc['state_dir']}/platform.json", logdir / "oneswitch.log",
-                                          listen=listen, south=south, rest_port=rest, controller=None)
-        stack.wait_healthy(oneswitch, rest)
-        host = platform.switch("host")
-        direct = host["openflow"]
-        virtual = f"tcp:127.0.0.1:{listen}"
-        bridges = [platform.switch(s["id"])["openflow"] for s in desc["switches"]]
+        desc = stack.platform.description
+        host = stack.platform.switch("host")
+        direct, virtual = host["openflow"], stack.target
+        bridges = [s["openflow"] for s in desc["switches"]]
         ports = {p["name"]: p["ofport"] for p in host["ports"]}
         vm0, vm1 = (ports[vm["port"]] for vm in desc["vms"])
         pcie = next(p["ofport"] for p in host["ports"] if p["kind"] == "pcie")
@@ -92,18 +120,13 @@ def main(results_dir: pathlib.Path) -> dict:
                      "crossing": {"direct": (vm0, pcie), "oneswitch": (1, 3)}}
 
         def run(target, mode, ports_):
-            r = _client(jar, target, mode, COUNTS[mode], *ports_)
-            _clear(stack, target, bridges)
+            r = _client(target, mode, COUNTS[mode], *ports_)
+            _clear(target, bridges)
             return r["rate"]
 
-        for _ in range(WARMUP_RUNS):  # warm-up: OneSwitch's JIT, OVS's tables
+        for _ in range(WARMUP_RUNS):
             for w in workloads.values():
                 run(virtual, "stream", w["oneswitch"])
-        for mode in COUNTS:
-            for w in workloads.values():
-                run(virtual, mode, w["oneswitch"])
-                run(direct, mode, w["direct"])
-
         results = {}
         for name, w in workloads.items():
             results[name] = {}
@@ -117,27 +140,125 @@ def main(results_dir: pathlib.Path) -> dict:
                                        "oneswitch_rate": round(o, 1), "ratio": round(o / d, 3),
                                        "direct_trials": [round(x) for x in direct_rates],
                                        "oneswitch_trials": [round(x) for x in oneswitch_rates]}
-        headline = {mode: results["local"][mode]["ratio"] for mode in COUNTS}
-        report = {
-            "benchmark": "oneswitch flow_mod installation",
-            "unit": "flow_mods per second (median of trials)",
-            "target_ratio": TARGET_RATIO,
-            "ratio": headline,
-            "met": {mode: r >= TARGET_RATIO for mode, r in headline.items()},
-            "workloads": results,
-            "environment": {"cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
-                            "machine": pyplatform.machine(), "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                            "baseline": "same client, host bridge's management Unix socket",
-                            "oneswitch": "TCP to OneSwitch's passive listener; OneSwitch to the bridges over "
-                                         "their management sockets"},
-        }
     finally:
-        if oneswitch is not None:
-            oneswitch.stop()
-        problems = uno_platform.down(prefix)
-        if problems:
-            print(f"bench oneswitch: tear-down problems: {problems}")
-    (results_dir / "oneswitch.json").write_text(json.dumps(report, indent=2) + "\n")
-    return {"ratio": report["ratio"], "met": report["met"],
-            "rates": {f"{w}/{m}": [results[w][m]["direct_rate"], results[w][m]["oneswitch_rate"]]
-                      for w in results for m in results[w]}}
+        stack.close()
+    headline = {mode: results["local"][mode]["ratio"] for mode in COUNTS}
+    return {"benchmark": "oneswitch flow_mod installation", "unit": "flow_mods per second (median of trials)",
+            "target_ratio": TARGET_RATIO, "ratio": headline,
+            "met": {mode: r >= TARGET_RATIO for mode, r in headline.items()}, "workloads": results,
+            "environment": {**environment(), "baseline": "same client, host bridge's management Unix socket",
+                            "oneswitch": "TCP to OneSwitch's passive listener; OneSwitch to the bridges over their "
+                                         "management sockets"}}
+
+
+# -- 2. the §5.4 translation workload --------------------------------------------------------------
+
+def translation(seed: int = 54) -> dict:
+    env = verifier.Environment(pathlib.Path(tempfile.mkdtemp(prefix="bench-translation-")))
+    try:
+        report = verifier.verify(env, seed=seed, rule_count=PAPER_RULES, packet_count=PACKETS)
+        health = rest(env.rest, "GET", "/v1/health")[1]
+        # End to end: the same rules again into an empty OneSwitch, streamed, until the bridges' barriers answer.
+        verifier.clear(env)
+        rng = random.Random(seed)
+        ports = sorted(m["virtual_port"] for m in env.port_map)
+        groups = rulegen.generate_groups(rng, ports, 6)
+        specs = rulegen.generate(rng, ports, PAPER_RULES, groups)
+        client = OfClient(env.listen)
+        try:
+            for g in groups:
+                client.send(rulegen.group_mod(client.dp, g))
+            client.barrier()
+            before = rest(env.rest, "GET", "/v1/health")[1]
+            start = time.perf_counter()
+            for spec in specs:
+                client.send(rulegen.flow_mod(client.dp, spec))
+            errors = [m for m in client.barrier(timeout=300) if m.msg_type == client.ofp.OFPT_ERROR]
+            elapsed = time.perf_counter() - start
+            after = rest(env.rest, "GET", "/v1/health")[1]
+        finally:
+            client.close()
+    finally:
+        env.close()
+    installed = report.virtual_rules["installed"]
+    flows, groups_phys = report.physical["flows"], report.physical["groups"]
+    own_ms = after["flow_mod_ms"] - before["flow_mod_ms"]
+    return {
+        "benchmark": "oneswitch translation, UNO paper §5.4 workload",
+        "virtual_rules": report.virtual_rules, "virtual_groups": report.groups["generated"],
+        "physical": report.physical,
+        "physical_per_virtual": round(flows / installed, 3),
+        "physical_with_groups_per_virtual": round((flows + groups_phys) / installed, 3),
+        "paper": {"virtual": PAPER_RULES, "physical": PAPER_PHYSICAL,
+                  "ratio": round(PAPER_PHYSICAL / PAPER_RULES, 3)},
+        "met": flows / installed <= PAPER_PHYSICAL / PAPER_RULES and report.ok(),
+        "verification": {"packets": report.packets, "mismatches": report.packets["mismatches"],
+                         "seconds": report.seconds, "seed": seed},
+        "translation_rate": {"virtual_rules_per_s_oneswitch_time": round(len(specs) / (own_ms / 1000), 1),
+                             "virtual_rules_per_s_end_to_end": round(len(specs) / elapsed, 1),
+                             "refused": len(errors), "health_during_run": health["physical_entries"]},
+        "environment": environment(),
+    }
+
+
+# -- 3. remap latency -------------------------------------------------------------------------------
+
+def remap_latency() -> dict:
+    stack = Stack(vms=2)
+    try:
+        platform = stack.platform
+        on_host = platform.add_port("host", stack.prefix + "nfh")
+        on_snic = platform.add_port("snic0", stack.prefix + "nfs")
+        assert rest(stack.rest, "POST", "/v1/ports", {"switch": "host", "port": on_host["name"],
+                                                       "virtual_port": 10})[0] == 201
+        ext = platform.description["ext"]["interfaces"][0]
+        touching = ["priority=10,in_port=3,actions=output:10", "priority=10,in_port=10,actions=output:3",
+                    f"priority=20,in_port=1,dl_dst={ext['mac']},actions=output:10",
+                    "priority=30,in_port=10,udp,actions=mod_tp_dst:53,output:3", "priority=5,arp,actions=FLOOD"]
+        with tempfile.NamedTemporaryFile("w", suffix=".flows") as f:
+            others = [f"priority=100,in_port=1,dl_dst=02:00:00:{i >> 8 & 0xff:02x}:{i & 0xff:02x}:01,actions=output:2"
+                      for i in range(1000)]
+            f.write("\n".join(touching + others) + "\n")
+            f.flush()
+            ofctl(stack.target, "add-flows", f.name)
+        targets = [{"switch": "snic0", "port": on_snic["name"]}, {"switch": "host", "port": on_host["name"]}]
+        for _ in range(30):  # warm OneSwitch's JIT up, as a running daemon is
+            for t in targets:
+                assert rest(stack.rest, "PUT", "/v1/ports/10", t)[0] == 200
+        inside, wall, stages = [], [], {}
+        for _ in range(REMAPS // 2):
+            for t in targets:
+                start = time.perf_counter()
+                status, body = rest(stack.rest, "PUT", "/v1/ports/10", t)
+                wall.append((time.perf_counter() - start) * 1000)
+                assert status == 200 and body["remap"]["drained"], body
+                inside.append(body["remap"]["elapsed_ms"])
+                for s in body["remap"]["stages"]:
+                    stages.setdefault(s["stage"], []).append(s["elapsed_ms"])
+                time.sleep(0.02)
+    finally:
+        stack.close()
+
+    def summary(xs):
+        xs = sorted(xs)
+        return {"median": round(statistics.median(xs), 2), "p90": round(xs[int(len(xs) * 0.9)], 2),
+                "max": round(xs[-1], 2)}
+    return {"benchmark": "oneswitch remap latency (PUT /v1/ports/{n}, host <-> sNIC)",
+            "unit": "milliseconds", "remaps": len(inside), "rules_touching_the_port": 5, "other_rules": 1000,
+            "oneswitch": summary(inside), "rest_client": summary(wall),
+            "stages": {k: summary(v) for k, v in stages.items()}, "environment": environment()}
+
+
+def main(results_dir: pathlib.Path) -> dict:
+    build_jar()
+    out = {}
+    for name, fn in (("oneswitch-translation", translation), ("oneswitch-remap", remap_latency),
+                     ("oneswitch", flow_mod_rates)):
+        report = fn()
+        (results_dir / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
+        out[name] = report
+    t = out["oneswitch-translation"]
+    return {"flow_mod_ratio": out["oneswitch"]["ratio"], "flow_mod_met": out["oneswitch"]["met"],
+            "physical_per_virtual": t["physical_per_virtual"], "paper_ratio": t["paper"]["ratio"],
+            "verified_packets": t["verification"]["packets"]["compared"], "mismatches": t["verification"]["mismatches"],
+            "translation_rate": t["translation_rate"], "remap_ms": out["oneswitch-remap"]["oneswitch"]}

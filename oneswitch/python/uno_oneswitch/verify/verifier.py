@@ -327,10 +327,10 @@ def _example(result, by_key: dict) -> dict:
     """A mismatch with the rules that took part in it (from the traces), enough to replay it alone."""
     info = result[1]
     used = set()
-    for m in re.finditer(r"^ (\d+)\. .*priority (\d+)", info["reference_trace"], re.M):
+    for m in re.finditer(r"^\s+(\d+)\. .*priority (\d+)", info["reference_trace"], re.M):
         used.add((int(m[1]), int(m[2])))
     for text in info["traces"]:
-        for m in re.finditer(r"^ (\d+)\. .*priority (\d+)", text, re.M):
+        for m in re.finditer(r"^\s+(\d+)\. .*priority (\d+)", text, re.M):
             if int(m[1]) > 0:
                 used.add((int(m[1]) - 1, int(m[2])))
     info["rules"] = [by_key[k] for k in sorted(used) if k in by_key]

@@ -1,6 +1,5 @@
 package org.uno.oneswitch.core;
 
-import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Instruction;
@@ -69,6 +68,6 @@ final class ActionSetRule {
 
     private static boolean writesOutput(VirtualRule r) {
         return r.instructions().stream().anyMatch(i -> i instanceof Instruction.WriteActions w
-                && w.actions().stream().anyMatch(a -> a instanceof Action.Output o && !o.port().equals(OFPort.CONTROLLER)));
+                && w.actions().stream().anyMatch(a -> a instanceof Action.Output));
     }
 }

@@ -56,6 +56,8 @@ public final class FlowService {
     private final Runnable changed;
     private final Expiry expiry = new Expiry();
     private final ActionSetRule actionSets = new ActionSetRule();
+    private long flowMods;
+    private long flowModNanos;
     private boolean idlePollPending;
 
     public FlowService(VirtualFlowTable table, VirtualGroupTable groups, PlanService planner, Supplier<PortMap> ports,
@@ -72,6 +74,25 @@ public final class FlowService {
 
     /** Applies {@code req}; physical errors caused by it go to {@code onError}. */
     public void flowMod(FlowModRequest req, PhysicalNetwork.ErrorListener onError) throws OpenFlowException {
+        long start = System.nanoTime();
+        try {
+            apply(req, onError);
+        } finally {
+            flowMods++;
+            flowModNanos += System.nanoTime() - start;
+        }
+    }
+
+    /** How many flow_mods were handled, and the time spent on them (decided, translated, planned, encoded). */
+    public Work flowModWork() {
+        return new Work(flowMods, flowModNanos);
+    }
+
+    /** A number of requests and the time spent on them. */
+    public record Work(long count, long nanos) {
+    }
+
+    private void apply(FlowModRequest req, PhysicalNetwork.ErrorListener onError) throws OpenFlowException {
         TableChange change = FlowModPlanner.plan(table, req, clock.getAsLong(), table::newId);
         if (change.isEmpty()) {
             return;

@@ -198,6 +198,8 @@ public final class RestApi {
         h.put("physical_groups", vs.planner().plan().groupCount());
         h.put("flow_id_tags", vs.planner().plan().tags().size());
         h.put("dropped_packet_ins", vs.packets().droppedPacketIns());
+        h.put("flow_mods", vs.flows().flowModWork().count());
+        h.put("flow_mod_ms", vs.flows().flowModWork().nanos() / 1e6);
         return h;
     }
 

@@ -1,5 +1,8 @@
 package org.uno.oneswitch.translate;
 
+import org.projectfloodlight.openflow.types.OFPort;
+import org.uno.oneswitch.model.Action;
+
 /**
  * How OneSwitch lays out the physical switches' tables, priorities, tag values and group ids.
  *
@@ -33,10 +36,20 @@ public final class Layout {
     /** Tag group of tag t on a switch has id TAG_GROUP_BASE + t. */
     public static final long TAG_GROUP_BASE = 0xfff00000L;
     /**
-     * Port group of physical port p (the low 16 bits; IN_PORT included) has id PORT_GROUP_BASE + p:
-     * outputs in action sets become groups (see {@link Localizer}).
+     * Port groups (see {@link #portGroup}): outputs in action sets become groups (see {@link Localizer}).
      */
     public static final long PORT_GROUP_BASE = 0xffe00000L;
+    /**
+     * The id of the port group of {@code output}: PORT_GROUP_BASE + the port's low 16 bits (IN_PORT
+     * included), and for CONTROLLER PORT_GROUP_BASE + 0x10000 + its max_len.
+     */
+    public static long portGroup(Action.Output output) {
+        if (output.port().equals(OFPort.CONTROLLER)) {
+            return PORT_GROUP_BASE + 0x10000 + (output.maxLen() & 0xffff);
+        }
+        return PORT_GROUP_BASE + (output.port().getPortNumber() & 0xffff);
+    }
+
     /** The lowest group id OneSwitch reserves for itself. */
     public static final long FIRST_RESERVED_GROUP = PORT_GROUP_BASE;
 

@@ -106,13 +106,13 @@ final class Localizer {
     List<Action> actionSet(List<Action> actions) throws TranslationConflictException {
         List<Action> out = new ArrayList<>(actions.size());
         for (Action a : effectiveSet(actions)) {
-            if (!(a instanceof Action.Output o) || o.port().equals(OFPort.CONTROLLER)) {
+            if (!(a instanceof Action.Output o)) {
                 out.add(a);
-            } else if (o.port().equals(OFPort.IN_PORT)) {
-                out.add(routes.portGroup(switchId, OFPort.IN_PORT));
+            } else if (o.port().equals(OFPort.IN_PORT) || o.port().equals(OFPort.CONTROLLER)) {
+                out.add(routes.portGroup(switchId, o));
             } else {
                 for (Action x : single(o)) {
-                    out.add(x instanceof Action.Output local ? routes.portGroup(switchId, local.port()) : x);
+                    out.add(x instanceof Action.Output local ? routes.portGroup(switchId, local) : x);
                 }
             }
         }
@@ -147,24 +147,23 @@ final class Localizer {
 
     /**
      * The actions of an action set that take effect in Open vSwitch: the last group, or without a
-     * group the last output (an output to CONTROLLER is not an output there and is kept as is).
+     * group the last output (CONTROLLER and IN_PORT included: they take the output's place too).
      */
     static List<Action> effectiveSet(List<Action> actions) {
         int lastOutput = -1;
         int lastGroup = -1;
         for (int i = 0; i < actions.size(); i++) {
-            Action a = actions.get(i);
-            if (a instanceof Action.Output o && !o.port().equals(OFPort.CONTROLLER)) {
+            if (actions.get(i) instanceof Action.Output) {
                 lastOutput = i;
-            } else if (a instanceof Action.Group) {
+            } else if (actions.get(i) instanceof Action.Group) {
                 lastGroup = i;
             }
         }
         List<Action> out = new ArrayList<>(actions.size());
         for (int i = 0; i < actions.size(); i++) {
             Action a = actions.get(i);
-            boolean output = a instanceof Action.Output o && !o.port().equals(OFPort.CONTROLLER);
-            if (output ? i == lastOutput && lastGroup < 0 : !(a instanceof Action.Group) || i == lastGroup) {
+            if (a instanceof Action.Output ? i == lastOutput && lastGroup < 0 : !(a instanceof Action.Group)
+                    || i == lastGroup) {
                 out.add(a);
             }
         }

@@ -69,13 +69,13 @@ final class TagRoutes {
     }
 
     /**
-     * The action that outputs to physical port {@code port} of {@code switchId} through its port
-     * group (an indirect group with one bucket, {@code output:port}).
+     * The action that does {@code output} (to a physical port, IN_PORT or CONTROLLER) on
+     * {@code switchId} through its port group (an indirect group with that one output).
      */
-    Action portGroup(String switchId, OFPort port) {
-        long id = Layout.PORT_GROUP_BASE + (port.getPortNumber() & 0xffff);
-        PhysicalGroup g = new PhysicalGroup(switchId, id, OFGroupType.INDIRECT,
-                List.of(Bucket.of(List.of(Action.Output.to(port)))), 0);
+    Action portGroup(String switchId, Action.Output output) {
+        long id = Layout.portGroup(output);
+        PhysicalGroup g = new PhysicalGroup(switchId, id, OFGroupType.INDIRECT, List.of(Bucket.of(List.of(
+                output.port().equals(OFPort.CONTROLLER) ? output : Action.Output.to(output.port())))), 0);
         groups.putIfAbsent(g.groupKey(), g);
         return new Action.Group(OFGroup.of((int) id));
     }
