@@ -10,6 +10,7 @@ import org.projectfloodlight.openflow.protocol.OFBadMatchCode;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFMatchV3;
 import org.projectfloodlight.openflow.protocol.OFOxmList;
+import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.protocol.match.Match;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
@@ -74,7 +75,8 @@ public final class MatchCodec {
 
     /** The openflowj match for {@code m}. */
     public static Match encode(FlowMatch m, OFFactory factory) {
-        return factory.buildMatchV3().setOxmList(OFOxmList.ofList(m.oxms())).build();
+        return factory.getVersion() == OFVersion.OF_13 ? m.toOpenFlow()
+                : factory.buildMatchV3().setOxmList(OFOxmList.ofList(m.oxms())).build();
     }
 
     @SuppressWarnings({"rawtypes", "unchecked"})

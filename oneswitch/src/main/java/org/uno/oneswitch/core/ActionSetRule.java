@@ -61,13 +61,34 @@ final class ActionSetRule {
                 + "would)");
     }
 
+    /** True when {@code r} writes anything into the action set (only those rules matter here). */
+    static boolean writesActions(VirtualRule r) {
+        for (Instruction i : r.instructions()) {
+            if (i instanceof Instruction.WriteActions) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean writesGroup(VirtualRule r) {
-        return r.instructions().stream().anyMatch(i -> i instanceof Instruction.WriteActions w
-                && w.actions().stream().anyMatch(a -> a instanceof Action.Group));
+        return writes(r, Action.Group.class);
     }
 
     private static boolean writesOutput(VirtualRule r) {
-        return r.instructions().stream().anyMatch(i -> i instanceof Instruction.WriteActions w
-                && w.actions().stream().anyMatch(a -> a instanceof Action.Output));
+        return writes(r, Action.Output.class);
+    }
+
+    private static boolean writes(VirtualRule r, Class<? extends Action> kind) {
+        for (Instruction i : r.instructions()) {
+            if (i instanceof Instruction.WriteActions w) {
+                for (Action a : w.actions()) {
+                    if (kind.isInstance(a)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 }

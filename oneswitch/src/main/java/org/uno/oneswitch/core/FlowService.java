@@ -210,7 +210,10 @@ public final class FlowService {
     /** Refuses the change if it makes a rule set {@link ActionSetRule} keeps out; changes nothing. */
     private void checkActionSets(TableChange change) throws TranslationConflictException {
         List<VirtualRule> old = new ArrayList<>();
-        change.upserts().forEach(r -> table.byId(r.id()).ifPresent(old::add));
+        change.upserts().forEach(r -> table.byId(r.id()).filter(ActionSetRule::writesActions).ifPresent(old::add));
+        if (old.isEmpty() && change.upserts().stream().noneMatch(ActionSetRule::writesActions)) {
+            return;
+        }
         old.forEach(actionSets::remove);
         List<VirtualRule> added = new ArrayList<>();
         try {
@@ -232,9 +235,11 @@ public final class FlowService {
 
     /** Stores {@code r} (new or replacing the rule with its id). */
     private void store(VirtualRule r) {
-        table.byId(r.id()).ifPresent(actionSets::remove);
+        table.byId(r.id()).filter(ActionSetRule::writesActions).ifPresent(actionSets::remove);
         table.put(r);
-        actionSets.add(r);
+        if (ActionSetRule.writesActions(r)) {
+            actionSets.add(r);
+        }
     }
 
     /** Refuses a rule applying a group that does not exist (OpenFlow's BAD_OUT_GROUP). */
@@ -267,7 +272,7 @@ public final class FlowService {
     }
 
     private void forget(long id) {
-        table.byId(id).ifPresent(actionSets::remove);
+        table.byId(id).filter(ActionSetRule::writesActions).ifPresent(actionSets::remove);
         table.remove(id);
         expiry.forget(id);
         planner.forgetCarried(id);

@@ -31,18 +31,15 @@ public final class PhysicalPlan {
     public static final long COOKIE_TAG = 0x554eL << 48;
     private static final long COOKIE_MASK = (1L << 48) - 1;
 
-    private record Contribution(Owner owner, PhysicalRule.Role role) {
-    }
-
-    private record FlowEntry(List<Instruction> instructions, U64 cookie, int tag, List<Contribution> contributions) {
-    }
-
-    private record GroupEntry(PhysicalGroup group, List<Owner> owners) {
+    /** A planned entry's content (who holds it is in {@link #flowHolders}). */
+    private record FlowEntry(List<Instruction> instructions, U64 cookie, int tag) {
     }
 
     private final TagSpace tags;
     private final Map<PhysicalKey, FlowEntry> flows = new HashMap<>();
-    private final Map<PhysicalGroup.GroupKey, GroupEntry> groups = new HashMap<>();
+    private final Holders<PhysicalKey> flowHolders = new Holders<>();
+    private final Map<PhysicalGroup.GroupKey, PhysicalGroup> groups = new HashMap<>();
+    private final Holders<PhysicalGroup.GroupKey> groupHolders = new Holders<>();
     private final Map<U64, PhysicalKey> byCookie = new HashMap<>();
     private final Map<Owner, Translation> byOwner = new HashMap<>();
     private long nextCookie = 1;
@@ -83,26 +80,33 @@ public final class PhysicalPlan {
 
     private PlanDiff replaceKeepingTags(Map<Owner, Translation> translations) throws TranslationConflictException {
         Map<PhysicalKey, FlowEntry> flowsBefore = new LinkedHashMap<>();
-        Map<PhysicalGroup.GroupKey, GroupEntry> groupsBefore = new LinkedHashMap<>();
+        Map<PhysicalKey, PhysicalRule.Role> rolesBefore = new HashMap<>();
+        Map<PhysicalGroup.GroupKey, PhysicalGroup> groupsBefore = new LinkedHashMap<>();
         Map<Owner, Translation> previous = new HashMap<>();
+        flowHolders.begin();
+        groupHolders.begin();
         try {
             for (Owner owner : translations.keySet()) {
                 Translation old = byOwner.remove(owner);
                 previous.put(owner, old);
                 if (old != null) {
                     for (PhysicalRule r : old.flows()) {
-                        remember(flowsBefore, flows, r.physicalKey());
-                        removeFlow(r.physicalKey(), owner);
+                        rememberFlow(flowsBefore, rolesBefore, r.physicalKey());
+                        if (flowHolders.remove(r.physicalKey(), owner)) {
+                            putFlow(r.physicalKey(), null);
+                        }
                     }
                     for (PhysicalGroup g : old.groups()) {
                         remember(groupsBefore, groups, g.groupKey());
-                        removeGroup(g.groupKey(), owner);
+                        if (groupHolders.remove(g.groupKey(), owner)) {
+                            putGroup(g.groupKey(), null);
+                        }
                     }
                 }
             }
             for (Map.Entry<Owner, Translation> e : translations.entrySet()) {
                 for (PhysicalRule r : e.getValue().flows()) {
-                    remember(flowsBefore, flows, r.physicalKey());
+                    rememberFlow(flowsBefore, rolesBefore, r.physicalKey());
                     addFlow(r, e.getKey(), flowsBefore.get(r.physicalKey()));
                 }
                 for (PhysicalGroup g : e.getValue().groups()) {
@@ -114,6 +118,8 @@ public final class PhysicalPlan {
                 }
             }
         } catch (TranslationConflictException ex) {
+            flowHolders.rollback();
+            groupHolders.rollback();
             flowsBefore.forEach(this::putFlow);
             groupsBefore.forEach(this::putGroup);
             previous.forEach((owner, t) -> {
@@ -126,21 +132,23 @@ public final class PhysicalPlan {
             tags.sweep();
             throw ex;
         }
-        return diff(flowsBefore, groupsBefore);
+        flowHolders.commit();
+        groupHolders.commit();
+        return diff(flowsBefore, rolesBefore, groupsBefore);
     }
 
     /** Puts back what {@code diff} deletes, under {@code owner}; returns the diff without the deletions. */
     private PlanDiff retire(PlanDiff diff, Owner owner) {
         List<PhysicalRule> keptFlows = new ArrayList<>();
         for (PhysicalChange c : diff.flowDeletes()) {
-            PhysicalRule r = new PhysicalRule(c.key().switchId(), c.key().key(), c.instructions(), c.role(), c.tag());
-            putFlow(c.key(), new FlowEntry(c.instructions(), c.cookie(), c.tag(),
-                    List.of(new Contribution(owner, c.role()))));
-            keptFlows.add(r);
+            putFlow(c.key(), new FlowEntry(c.instructions(), c.cookie(), c.tag()));
+            flowHolders.add(c.key(), owner, c.role());
+            keptFlows.add(new PhysicalRule(c.key().switchId(), c.key().key(), c.instructions(), c.role(), c.tag()));
         }
         List<PhysicalGroup> keptGroups = new ArrayList<>();
         for (GroupChange c : diff.groupDeletes()) {
-            putGroup(c.group().groupKey(), new GroupEntry(c.group(), List.of(owner)));
+            putGroup(c.group().groupKey(), c.group());
+            groupHolders.add(c.group().groupKey(), owner, PhysicalRule.Role.INFRASTRUCTURE);
             keptGroups.add(c.group());
         }
         Translation old = byOwner.get(owner);
@@ -165,13 +173,7 @@ public final class PhysicalPlan {
 
     /** The groups planned for {@code switchId}. */
     public List<PhysicalGroup> groups(String switchId) {
-        List<PhysicalGroup> out = new ArrayList<>();
-        for (GroupEntry e : groups.values()) {
-            if (e.group().switchId().equals(switchId)) {
-                out.add(e.group());
-            }
-        }
-        return out;
+        return groups.values().stream().filter(g -> g.switchId().equals(switchId)).toList();
     }
 
     /** What {@code owner} needs (empty when nothing). */
@@ -200,13 +202,12 @@ public final class PhysicalPlan {
     /** Who needs the entry with {@code cookie} (empty for an unknown cookie). */
     public List<Owner> ownersOf(U64 cookie) {
         PhysicalKey key = byCookie.get(cookie);
-        return key == null ? List.of() : flows.get(key).contributions().stream().map(Contribution::owner).toList();
+        return key == null ? List.of() : flowHolders.owners(key);
     }
 
     /** What the planned entry {@code key} is for. */
     public Optional<PhysicalRule.Role> roleOf(PhysicalKey key) {
-        FlowEntry e = flows.get(key);
-        return e == null ? Optional.empty() : e.contributions().stream().map(Contribution::role).findFirst();
+        return flowHolders.role(key);
     }
 
     /** The planned entries whose counters are virtual rule {@code ruleId}'s counters. */
@@ -224,12 +225,7 @@ public final class PhysicalPlan {
     /** The virtual rule an entry with {@code cookie} counts for. */
     public Optional<Long> countingOwner(U64 cookie) {
         PhysicalKey key = byCookie.get(cookie);
-        if (key == null) {
-            return Optional.empty();
-        }
-        return flows.get(key).contributions().stream()
-                .filter(c -> c.role() == PhysicalRule.Role.COUNTING && c.owner().kind() == Owner.Kind.RULE)
-                .map(c -> c.owner().id()).findFirst();
+        return key == null ? Optional.empty() : flowHolders.countingRule(key);
     }
 
     /**
@@ -242,7 +238,7 @@ public final class PhysicalPlan {
         if (e == null || byCookie.containsKey(cookie) || (cookie.getValue() & ~COOKIE_MASK) != COOKIE_TAG) {
             return false;
         }
-        putFlow(key, new FlowEntry(e.instructions(), cookie, e.tag(), e.contributions()));
+        putFlow(key, new FlowEntry(e.instructions(), cookie, e.tag()));
         nextCookie = Math.max(nextCookie, (cookie.getValue() & COOKIE_MASK) + 1);
         return true;
     }
@@ -270,6 +266,14 @@ public final class PhysicalPlan {
         return groups.size();
     }
 
+    private void rememberFlow(Map<PhysicalKey, FlowEntry> before, Map<PhysicalKey, PhysicalRule.Role> roles,
+                              PhysicalKey key) {
+        if (!before.containsKey(key)) {
+            before.put(key, flows.get(key));
+            flowHolders.role(key).ifPresent(role -> roles.put(key, role));
+        }
+    }
+
     private static <K, V> void remember(Map<K, V> before, Map<K, V> current, K key) {
         if (!before.containsKey(key)) {
             before.put(key, current.get(key));
@@ -281,58 +285,32 @@ public final class PhysicalPlan {
         PhysicalKey key = r.physicalKey();
         FlowEntry e = flows.get(key);
         if (e != null && !e.instructions().equals(r.instructions())) {
-            if (!onlyRetired(e.contributions().stream().map(Contribution::owner).toList())) {
-                throw new TranslationConflictException(e.contributions().get(0).owner() + " and " + owner
+            if (!flowHolders.onlyRetired(key)) {
+                throw new TranslationConflictException(flowHolders.first(key).orElseThrow() + " and " + owner
                         + " both need physical entry " + key + " with different actions");
             }
-            e = new FlowEntry(r.instructions(), e.cookie(), r.tag(), List.of());
+            flowHolders.dropRetired(key);
         }
-        List<Contribution> cs = new ArrayList<>(e == null ? List.of() : e.contributions());
-        cs.add(new Contribution(owner, r.role()));
-        U64 cookie = e != null ? e.cookie() : old != null ? old.cookie() : U64.of(COOKIE_TAG | nextCookie++);
-        putFlow(key, new FlowEntry(r.instructions(), cookie, r.tag(), cs));
-    }
-
-    private void removeFlow(PhysicalKey key, Owner owner) {
-        FlowEntry e = flows.get(key);
-        if (e == null) {
-            return;
+        if (e == null || !e.instructions().equals(r.instructions()) || e.tag() != r.tag()) {
+            U64 cookie = e != null ? e.cookie() : old != null ? old.cookie() : U64.of(COOKIE_TAG | nextCookie++);
+            putFlow(key, new FlowEntry(r.instructions(), cookie, r.tag()));
         }
-        List<Contribution> cs = new ArrayList<>(e.contributions());
-        for (int i = 0; i < cs.size(); i++) {
-            if (cs.get(i).owner().equals(owner)) {
-                cs.remove(i);
-                putFlow(key, cs.isEmpty() ? null : new FlowEntry(e.instructions(), e.cookie(), e.tag(), cs));
-                return;
-            }
-        }
+        flowHolders.add(key, owner, r.role());
     }
 
     private void addGroup(PhysicalGroup g, Owner owner) throws TranslationConflictException {
-        GroupEntry e = groups.get(g.groupKey());
-        if (e != null && !e.group().equals(g)) {
-            if (!onlyRetired(e.owners())) {
-                throw new TranslationConflictException(e.owners().get(0) + " and " + owner + " both need group "
-                        + g.groupKey() + " with different buckets");
+        PhysicalGroup e = groups.get(g.groupKey());
+        if (e != null && !e.equals(g)) {
+            if (!groupHolders.onlyRetired(g.groupKey())) {
+                throw new TranslationConflictException(groupHolders.first(g.groupKey()).orElseThrow() + " and " + owner
+                        + " both need group " + g.groupKey() + " with different buckets");
             }
-            e = null;
+            groupHolders.dropRetired(g.groupKey());
         }
-        List<Owner> owners = new ArrayList<>(e == null ? List.of() : e.owners());
-        owners.add(owner);
-        putGroup(g.groupKey(), new GroupEntry(g, owners));
-    }
-
-    private void removeGroup(PhysicalGroup.GroupKey key, Owner owner) {
-        GroupEntry e = groups.get(key);
-        if (e != null && e.owners().contains(owner)) {
-            List<Owner> owners = new ArrayList<>(e.owners());
-            owners.remove(owner);
-            putGroup(key, owners.isEmpty() ? null : new GroupEntry(e.group(), owners));
+        if (!g.equals(e)) {
+            putGroup(g.groupKey(), g);
         }
-    }
-
-    private static boolean onlyRetired(List<Owner> owners) {
-        return owners.stream().allMatch(o -> o.kind() == Owner.Kind.RETIRED);
+        groupHolders.add(g.groupKey(), owner, PhysicalRule.Role.INFRASTRUCTURE);
     }
 
     /** Sets (or with null removes) an entry and keeps the cookie index and tag references in step. */
@@ -352,17 +330,18 @@ public final class PhysicalPlan {
         }
     }
 
-    private void putGroup(PhysicalGroup.GroupKey key, GroupEntry next) {
-        GroupEntry prev = next == null ? groups.remove(key) : groups.put(key, next);
-        if (prev != null && prev.group().tag() != 0) {
-            tags.release(prev.group().tag());
+    private void putGroup(PhysicalGroup.GroupKey key, PhysicalGroup next) {
+        PhysicalGroup prev = next == null ? groups.remove(key) : groups.put(key, next);
+        if (prev != null && prev.tag() != 0) {
+            tags.release(prev.tag());
         }
-        if (next != null && next.group().tag() != 0) {
-            tags.retain(next.group().tag());
+        if (next != null && next.tag() != 0) {
+            tags.retain(next.tag());
         }
     }
 
-    private PlanDiff diff(Map<PhysicalKey, FlowEntry> flowsBefore, Map<PhysicalGroup.GroupKey, GroupEntry> groupsBefore) {
+    private PlanDiff diff(Map<PhysicalKey, FlowEntry> flowsBefore, Map<PhysicalKey, PhysicalRule.Role> rolesBefore,
+                          Map<PhysicalGroup.GroupKey, PhysicalGroup> groupsBefore) {
         List<PhysicalChange> adds = new ArrayList<>();
         List<PhysicalChange> modifies = new ArrayList<>();
         List<PhysicalChange> deletes = new ArrayList<>();
@@ -370,24 +349,24 @@ public final class PhysicalPlan {
             FlowEntry old = e.getValue();
             FlowEntry now = flows.get(e.getKey());
             if (now == null && old != null) {
-                deletes.add(change(PhysicalChange.Kind.DELETE, e.getKey(), old));
+                deletes.add(change(PhysicalChange.Kind.DELETE, e.getKey(), old, rolesBefore.get(e.getKey())));
             } else if (now != null && old == null) {
-                adds.add(change(PhysicalChange.Kind.ADD, e.getKey(), now));
+                adds.add(change(PhysicalChange.Kind.ADD, e.getKey(), now, null));
             } else if (now != null && !now.instructions().equals(old.instructions())) {
-                modifies.add(change(PhysicalChange.Kind.MODIFY, e.getKey(), now));
+                modifies.add(change(PhysicalChange.Kind.MODIFY, e.getKey(), now, null));
             }
         }
         List<GroupChange> upserts = new ArrayList<>();
         List<GroupChange> groupDeletes = new ArrayList<>();
-        for (Map.Entry<PhysicalGroup.GroupKey, GroupEntry> e : groupsBefore.entrySet()) {
-            GroupEntry old = e.getValue();
-            GroupEntry now = groups.get(e.getKey());
+        for (Map.Entry<PhysicalGroup.GroupKey, PhysicalGroup> e : groupsBefore.entrySet()) {
+            PhysicalGroup old = e.getValue();
+            PhysicalGroup now = groups.get(e.getKey());
             if (now == null && old != null) {
-                groupDeletes.add(new GroupChange(PhysicalChange.Kind.DELETE, old.group()));
+                groupDeletes.add(new GroupChange(PhysicalChange.Kind.DELETE, old));
             } else if (now != null && old == null) {
-                upserts.add(new GroupChange(PhysicalChange.Kind.ADD, now.group()));
-            } else if (now != null && !now.group().equals(old.group())) {
-                upserts.add(new GroupChange(PhysicalChange.Kind.MODIFY, now.group()));
+                upserts.add(new GroupChange(PhysicalChange.Kind.ADD, now));
+            } else if (now != null && !now.equals(old)) {
+                upserts.add(new GroupChange(PhysicalChange.Kind.MODIFY, now));
             }
         }
         Map<PhysicalGroup.GroupKey, Integer> depths = new HashMap<>();
@@ -400,7 +379,7 @@ public final class PhysicalPlan {
      * How long the chain of groups {@code g} applies is (0 for a group whose buckets apply none), so
      * that groups are added after, and deleted before, the groups they apply.
      */
-    private int depth(PhysicalGroup g, Map<PhysicalGroup.GroupKey, GroupEntry> before,
+    private int depth(PhysicalGroup g, Map<PhysicalGroup.GroupKey, PhysicalGroup> before,
                       Map<PhysicalGroup.GroupKey, Integer> memo) {
         Integer known = memo.get(g.groupKey());
         if (known != null) {
@@ -413,9 +392,9 @@ public final class PhysicalPlan {
                 if (a instanceof Action.Group ref) {
                     PhysicalGroup.GroupKey k = new PhysicalGroup.GroupKey(g.switchId(),
                             Integer.toUnsignedLong(ref.group().getGroupNumber()));
-                    GroupEntry e = groups.containsKey(k) ? groups.get(k) : before.get(k);
+                    PhysicalGroup e = groups.containsKey(k) ? groups.get(k) : before.get(k);
                     if (e != null) {
-                        d = Math.max(d, 1 + depth(e.group(), before, memo));
+                        d = Math.max(d, 1 + depth(e, before, memo));
                     }
                 }
             }
@@ -424,9 +403,8 @@ public final class PhysicalPlan {
         return d;
     }
 
-    private static PhysicalChange change(PhysicalChange.Kind kind, PhysicalKey key, FlowEntry e) {
-        Optional<PhysicalRule.Role> role = e.contributions().stream().map(Contribution::role).findFirst();
-        return new PhysicalChange(kind, key, e.instructions(), e.cookie(), role.orElse(PhysicalRule.Role.COUNTING),
-                e.tag());
+    private PhysicalChange change(PhysicalChange.Kind kind, PhysicalKey key, FlowEntry e, PhysicalRule.Role gone) {
+        PhysicalRule.Role role = gone != null ? gone : flowHolders.role(key).orElse(PhysicalRule.Role.COUNTING);
+        return new PhysicalChange(kind, key, e.instructions(), e.cookie(), role, e.tag());
     }
 }
