@@ -101,7 +101,7 @@ def test_a_switch_daemon_restart_ends_with_its_table_reconciled(oneswitch_stack)
     install(stack)
     desc = stack.platform.description
     expected = {c: e for c, (e, _) in physical(stack.platform, "snic0").items()}
-    groups = ofctl(switch_target(stack.platform, "snic0"), "dump-groups").stdout.splitlines()[1:]
+    groups = sorted(ofctl(switch_target(stack.platform, "snic0"), "dump-groups").stdout.splitlines()[1:])
 
     ovs = stack.platform.ovs("snic0")
     pid = int(ovs.pidfile("ovs-vswitchd").read_text())
@@ -120,7 +120,7 @@ def test_a_switch_daemon_restart_ends_with_its_table_reconciled(oneswitch_stack)
         except AssertionError:
             return False
     wait_for(reconciled, 30, "OneSwitch to refill the restarted sNIC switch")
-    assert ofctl(switch_target(stack.platform, "snic0"), "dump-groups").stdout.splitlines()[1:] == groups
+    assert sorted(ofctl(switch_target(stack.platform, "snic0"), "dump-groups").stdout.splitlines()[1:]) == groups
     revalidate(stack.platform)
     vm, ext = desc["vms"][0], desc["ext"]["interfaces"][0]
     assert ping(vm["netns"], ext["ip"].split("/")[0], count=3), "traffic crosses the restarted switch again"
