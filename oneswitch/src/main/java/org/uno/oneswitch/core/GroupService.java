@@ -55,13 +55,11 @@ public final class GroupService {
                     throw new GroupModFailedException(OFGroupModFailedCode.UNKNOWN_GROUP, "no group " + g.id());
                 }
                 checkChains(g);
-                Translation t;
                 try {
-                    t = planner.translate(g, ports.get());
+                    planner.apply(Map.of(Owner.group(g.id()), planner.translate(g, ports.get())), false, onError);
                 } catch (TranslationConflictException e) {
                     throw new GroupModFailedException(OFGroupModFailedCode.BAD_BUCKET, e.getMessage());
                 }
-                planner.apply(Map.of(Owner.group(g.id()), t), false, onError);
                 table.put(g);
             }
             case DELETE -> {

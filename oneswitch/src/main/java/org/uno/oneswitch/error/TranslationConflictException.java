@@ -3,12 +3,14 @@ package org.uno.oneswitch.error;
 import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
 
 /**
- * A virtual rule set that port-map based translation cannot express on the physical switches
- * without changing what some packet does (a multi-ingress or multi-egress conflict on a link port,
- * or two virtual rules that would need the same physical flow entry with different actions).
+ * A virtual rule set the translation cannot express on the physical switches without changing what
+ * some packet does (see oneswitch/README.md, "What cannot be translated": FLOOD or ALL in an action
+ * set, a group written before an output in a later table, no free flow-id tag, two owners needing
+ * the same physical entry or group with different content).
  *
- * <p>Answered with OFPET_FLOW_MOD_FAILED / OFPFMFC_UNKNOWN on the flow_mod that caused it, and with
- * HTTP 409 on a port-map change that caused it; in both cases nothing is changed.
+ * <p>Answered with OFPET_FLOW_MOD_FAILED / OFPFMFC_UNKNOWN on the flow_mod that caused it (a
+ * group_mod gets GROUP_MOD_FAILED / BAD_BUCKET), and with HTTP 409 on a port-map change or remap
+ * that caused it; in all cases nothing is changed.
  */
 public final class TranslationConflictException extends FlowModFailedException {
     public TranslationConflictException(String reason) {
