@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.projectfloodlight.openflow.types.OFPort;
 import org.slf4j.Logger;
@@ -28,17 +29,20 @@ import org.uno.oneswitch.translate.Translation;
  * PORT_STATUS) and without a moment at which a packet of an affected flow has no rule.
  *
  * <p>Every rule and group is retranslated under the new port map and the difference is applied
- * make-before-break, each stage settled (barrier, then a datapath revalidation round) before
- * the next starts:
+ * make-before-break:
  * <ol>
  *   <li><b>add</b>: entries and groups with new keys (rules on U's new port, deliveries of U's tag
- *       on its new switch, tag groups) — nothing sends packets to them yet;</li>
+ *       on its new switch, tag groups) — nothing sends packets to them yet, so a barrier is enough
+ *       before the next stage;</li>
  *   <li><b>switch</b>: entries whose actions change (outputs to U now go to its new place) are
  *       modified; an OpenFlow modify replaces an entry's actions atomically, and the entries of the
  *       new translation never overlap those of the old one (they differ in in_port), so the
  *       paper's higher-priority copies are not needed: every packet always matches either the old
  *       or the new actions, and the tables never lack a rule (also for rules at priority 65535,
- *       which could have no higher-priority copy);</li>
+ *       which could have no higher-priority copy). Then every switch of both stages is settled:
+ *       a barrier and a datapath revalidation round that started after the changes (see
+ *       {@link PhysicalNetwork#settle}), so no cached datapath flow still sends to U's old place
+ *       and none shadows the new entries;</li>
  *   <li><b>drain</b>: a marker from every other switch through the PCIe links toward U's old
  *       switch proves that packets sent there before the switch-over have arrived;</li>
  *   <li><b>retire</b>: entries of the old translation are kept for a grace period (packets the
@@ -112,8 +116,12 @@ public final class RemapService {
         gate.close();
         List<Stage> stages = new ArrayList<>();
         String oldSwitch = from.physical().switchId();
-        CompletableFuture<Report> done = stage("add", add, stages)
-                .thenCompose(v -> stage("switch", modify, stages))
+        Set<String> touched = new LinkedHashSet<>();
+        add.forEach(c -> touched.add(c.switchId()));
+        modify.forEach(c -> touched.add(c.switchId()));
+        CompletableFuture<Report> done = stage("add", add, stages,
+                        () -> add.isEmpty() ? CompletableFuture.completedFuture(null) : net.barrier())
+                .thenCompose(v -> stage("switch", modify, stages, () -> net.settle(touched)))
                 .thenCompose(v -> {
                     long t0 = clock.getAsLong();
                     return drains.toward(oldSwitch, DRAIN_TIMEOUT_MS).thenApply(ok -> {
@@ -136,18 +144,12 @@ public final class RemapService {
         return done;
     }
 
-    /** Sends one stage's changes and completes when their switches have settled. */
-    private CompletableFuture<Void> stage(String name, List<PlanChange> changes, List<Stage> stages) {
+    /** Sends one stage's changes (if any) and completes when {@code settled} says they are in effect. */
+    private CompletableFuture<Void> stage(String name, List<PlanChange> changes, List<Stage> stages,
+                                          Supplier<CompletableFuture<Void>> settled) {
         long t0 = clock.getAsLong();
-        if (changes.isEmpty()) {
-            stages.add(new Stage(name, 0, 0));
-            return CompletableFuture.completedFuture(null);
-        }
         planner.send(changes, false, PlanService::logError);
-        Set<String> switches = new LinkedHashSet<>();
-        changes.forEach(c -> switches.add(c.switchId()));
-        return net.settle(switches).thenRun(() -> stages.add(new Stage(name, changes.size(),
-                (clock.getAsLong() - t0) / 1000)));
+        return settled.get().thenRun(() -> stages.add(new Stage(name, changes.size(), (clock.getAsLong() - t0) / 1000)));
     }
 
     /** Deletes the entries a remap kept for its grace period. */

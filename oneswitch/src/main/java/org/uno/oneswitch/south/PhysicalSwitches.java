@@ -55,7 +55,7 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     private static final Logger LOG = LoggerFactory.getLogger(PhysicalSwitches.class);
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     private static final long COMMAND_RETRY_MS = 1000;
-    private static final long KICK_INTERVAL_MS = 2;
+    private static final long KICK_INTERVAL_US = 2000;
     private static final int MAX_KICKS = 500;
 
     private final Topology topology;
@@ -234,19 +234,27 @@ public final class PhysicalSwitches implements PhysicalNetwork {
 
     /**
      * Completes when {@code switchId} has answered a barrier sent after everything sent to it so far
-     * and its daemon has finished a revalidation round started after those changes. The wait
-     * (revalidator/wait answers when a round ends) is registered together with the changes, and a
-     * dummy flow-table change (an entry added again and again in an unused table, after the changes
-     * on the same connection; reconciliation removes it) starts a round now instead of at the next
-     * periodic one. A round that ends before
-     * the barrier's answer may predate the changes, so then the wait starts again; and if no round
-     * ends within {@link #KICK_INTERVAL_MS} (the wait registered after the round), the table is
-     * changed again.
+     * and its daemon has finished a revalidation round that <em>started</em> after those changes
+     * were applied, so no datapath flow still has actions from before them.
+     *
+     * <p>{@code revalidator/wait} answers at the end of the round running when it is registered (or
+     * of the next one), and that round may have started before the changes: a round re-translates
+     * datapath flows only if the table version it read at its start is newer than theirs, so such
+     * a round can end leaving flows with the old actions. Rounds run one after the other, so: a
+     * round end E seen after the barrier's answer is after the changes, and the round that ends
+     * next started after E. The first wait is registered together with the changes (it usually
+     * sees E); a dummy flow-table change (an entry added again and again in an unused table, after
+     * the changes on the same connection; reconciliation removes it) starts each round now instead
+     * of at the next periodic one, and again every {@link #KICK_INTERVAL_US} µs in case a round
+     * began just before a wait was registered. Open vSwitch starts rounds at least 5 ms apart, so
+     * this costs about 5 ms more than trusting the first round end; that is the price of the
+     * guarantee.
      */
     private CompletableFuture<Void> revalidated(String switchId, RequestTracker t, Appctl appctl) {
         CompletableFuture<Void> round = waitForRound(switchId, t, appctl);
         CompletableFuture<Void> barrier = t.barrier();
-        return barrier.thenCompose(v -> round.isDone() ? waitForRound(switchId, t, appctl) : round);
+        return barrier.thenCompose(v -> round.isDone() ? waitForRound(switchId, t, appctl) : round)
+                .thenCompose(v -> waitForRound(switchId, t, appctl));
     }
 
     private CompletableFuture<Void> waitForRound(String switchId, RequestTracker t, Appctl appctl) {
@@ -268,7 +276,7 @@ public final class PhysicalSwitches implements PhysicalNetwork {
                 .setCookie(U64.of(PhysicalPlan.COOKIE_TAG)).setMatch(OF13.buildMatch().build())
                 .setBufferId(OFBufferId.NO_BUFFER), null);
         if (left > 1) {
-            group.schedule(() -> kick(t, done, left - 1), KICK_INTERVAL_MS, TimeUnit.MILLISECONDS);
+            group.schedule(() -> kick(t, done, left - 1), KICK_INTERVAL_US, TimeUnit.MICROSECONDS);
         }
     }
 
