@@ -107,3 +107,41 @@ def test_remap_under_traffic_loses_and_duplicates_nothing(oneswitch_stack, tmp_p
     while (m := watcher.recv(timeout=0.2)) is not None and m.msg_type == watcher.ofp.OFPT_PORT_STATUS:
         port_status.append(m)
     assert not port_status, "a remap must not be visible to the controller"
+
+
+def test_only_virtual_ports_enter_the_virtual_switch(oneswitch_stack, tmp_path):
+    """Packets of a physical port that is not a virtual port (an NF's port before the agent maps it, the old
+    port once a remap's grace period is over) are dropped by OneSwitch's dispatch table, even with a rule that
+    matches every in_port."""
+    stack = oneswitch_stack(controller=False, vms=1, oneswitch_args=("--remap-grace", "200"))
+    platform = stack.platform
+    old, new = platform.add_port("host", platform.prefix + "nfh"), platform.add_port("snic0", platform.prefix + "nfs")
+    vm = platform.description["vms"][0]
+    ofctl(stack.target, "add-flow", "priority=1,actions=output:1")  # everything to the VM, from any port
+    revalidate(platform)
+
+    def delivered(port: dict) -> float:
+        """The share of 100 numbered frames sent from `port` that reached the VM."""
+        stop, out = tmp_path / "stop", tmp_path / "received.json"
+        stop.unlink(missing_ok=True)
+        receiver = netns_python(vm["netns"], "receive", "eth0", str(out), str(stop))
+        try:
+            assert receiver.stdout.readline().strip() == "ready"
+            sender = netns_python(port["netns"], "send", port["nf_ifname"], "1000", "0.1", str(tmp_path / "never"))
+            sent = int(sender.communicate(timeout=30)[0])
+            time.sleep(0.3)
+        finally:
+            stop.touch()
+            receiver.wait(timeout=30)
+        return len(json.loads(out.read_text())["seqs"]) / sent
+
+    assert delivered(old) == 0, "an unmapped port's packets entered the virtual switch"
+    assert rest(stack.rest, "POST", "/v1/ports", {"switch": "host", "port": old["name"], "virtual_port": 10})[0] == 201
+    revalidate(platform)
+    assert delivered(old) >= 0.95
+    status, body = rest(stack.rest, "PUT", "/v1/ports/10", {"switch": "snic0", "port": new["name"]})
+    assert status == 200, body
+    assert delivered(new) >= 0.95
+    time.sleep(0.5)  # the old port's entries outlive the remap by --remap-grace
+    revalidate(platform)
+    assert delivered(old) == 0, "the old port still feeds the virtual switch after the remap's grace period"

@@ -87,8 +87,9 @@ public final class PlanService {
 
     /**
      * The translations that change when the port map goes from {@code before} to {@code after}, a
-     * change of virtual port {@code port} only: every rule and group when the set of switches with
-     * virtual ports changes, else only those {@link PortDependencies#touches touching} it.
+     * change of virtual port {@code port} only: OneSwitch's own entries, and every rule and group
+     * when the set of switches with virtual ports changes, else only those
+     * {@link PortDependencies#touches touching} it.
      */
     public Map<Owner, Translation> translateChanged(PortMap before, PortMap after, OFPort port)
             throws TranslationConflictException {
@@ -96,6 +97,7 @@ public final class PlanService {
             return translateAll(after);
         }
         Map<Owner, Translation> out = new LinkedHashMap<>();
+        out.put(Owner.INFRASTRUCTURE, translator.infrastructure(after));
         for (VirtualGroup g : groups.all()) {
             if (PortDependencies.touches(g, port)) {
                 out.put(Owner.group(g.id()), translate(g, after));
@@ -115,9 +117,10 @@ public final class PlanService {
         return out;
     }
 
-    /** The translations of every rule and group under {@code ports}. */
+    /** The translations of every rule and group, and OneSwitch's own entries, under {@code ports}. */
     public Map<Owner, Translation> translateAll(PortMap ports) throws TranslationConflictException {
         Map<Owner, Translation> out = new LinkedHashMap<>();
+        out.put(Owner.INFRASTRUCTURE, translator.infrastructure(ports));
         for (VirtualGroup g : groups.all()) {
             out.put(Owner.group(g.id()), translate(g, ports));
         }

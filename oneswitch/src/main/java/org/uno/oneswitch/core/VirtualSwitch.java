@@ -64,7 +64,8 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.groups = new GroupService(groupTable, planner, flows, portMap::current, changed);
         this.ports = new PortService(topology, portMap, net, notifier, planner, changed);
         try {
-            planner.apply(Map.of(Owner.INFRASTRUCTURE, Infrastructure.of(topology)), false, PlanService::logError);
+            planner.apply(Map.of(Owner.INFRASTRUCTURE, Infrastructure.of(topology, portMap.current())), false,
+                    PlanService::logError);
         } catch (TranslationConflictException e) {
             throw new IllegalStateException("the dispatch entries cannot conflict", e);
         }

@@ -11,16 +11,20 @@ import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
 
 /**
- * OneSwitch's fixed entries in every switch's dispatch table (see {@link Layout}): the entry that
- * sends every packet not from a link into the virtual pipeline, a drop for link arrivals whose tag
- * is unknown, and the drain markers: a marker for switch D arriving on a link is sent to the
- * controller (OneSwitch) on D and forwarded toward D elsewhere, so that a marker sent after a
- * change proves every packet sent before it over the same links has arrived. Pure.
+ * OneSwitch's own entries in every switch's dispatch table (see {@link Layout}): one entry per
+ * virtual port of the switch that sends its packets into the virtual pipeline, the drain markers
+ * (a marker for switch D arriving on a link is sent to the controller, OneSwitch, on D and
+ * forwarded toward D elsewhere, so that a marker sent after a change proves every packet sent
+ * before it over the same links has arrived), and a drop for everything else: link arrivals whose
+ * tag is unknown and packets from physical ports that are not virtual ports (an NF's port before
+ * the agent maps it, the old port after a remap), which must not enter the virtual switch. Pure.
  */
 public final class Infrastructure {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
@@ -28,18 +32,21 @@ public final class Infrastructure {
     private Infrastructure() {
     }
 
-    /** The dispatch entries of every switch of {@code topology}. */
-    public static Translation of(Topology topology) {
+    /** The dispatch entries of every switch of {@code topology} under the port map {@code ports}. */
+    public static Translation of(Topology topology, PortMap ports) {
         if (topology.switches().size() > Layout.MAX_SWITCHES) {
             throw new IllegalArgumentException("at most " + Layout.MAX_SWITCHES + " switches are supported");
         }
         List<PhysicalRule> out = new ArrayList<>();
         for (SwitchSpec s : topology.switches()) {
-            out.add(rule(s.id(), Layout.PIPELINE_PRIORITY, FlowMatch.ANY,
-                    List.of(new Instruction.GotoTable(Layout.physicalTable(0)))));
+            out.add(rule(s.id(), Layout.DROP_PRIORITY, FlowMatch.ANY, List.of()));
+            for (PortMapping m : ports.mappings()) {
+                if (m.physical().switchId().equals(s.id())) {
+                    out.add(rule(s.id(), Layout.PIPELINE_PRIORITY, FlowMatch.of(List.of(OF13.oxms()
+                            .inPort(m.physical().port()))), List.of(new Instruction.GotoTable(Layout.physicalTable(0)))));
+                }
+            }
             for (OFPort link : topology.linkPorts(s.id())) {
-                out.add(rule(s.id(), Layout.LINK_DROP_PRIORITY, FlowMatch.of(List.of(OF13.oxms().inPort(link))),
-                        List.of()));
                 for (SwitchSpec d : topology.switches()) {
                     markerRule(topology, s.id(), link, d.id()).ifPresent(out::add);
                 }

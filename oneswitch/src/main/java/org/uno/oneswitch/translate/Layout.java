@@ -8,9 +8,9 @@ import org.uno.oneswitch.model.Action;
  *
  * <ul>
  *   <li>Physical table 0 is OneSwitch's dispatch table: packets arriving over a PCIe link are
- *       delivered by their flow-id tag (or dropped when the tag is unknown); every other packet
- *       goes to table 1. Virtual table {@code t} is physical table {@code t + 1}, so link
- *       arrivals never meet a virtual rule and the tag values never meet a tenant's VLANs.</li>
+ *       delivered by their flow-id tag; packets of virtual ports go to table 1; anything else is
+ *       dropped. Virtual table {@code t} is physical table {@code t + 1}, so link arrivals never
+ *       meet a virtual rule and the tag values never meet a tenant's VLANs.</li>
  *   <li>Flow-id tags are 802.1ad VLAN ids {@link #FIRST_TAG}..{@link #LAST_TAG}; the ids above
  *       are drain markers, one per switch.</li>
  *   <li>Group ids from {@link #PORT_GROUP_BASE} up are OneSwitch's: port groups, then tag groups
@@ -22,10 +22,10 @@ public final class Layout {
     public static final int DISPATCH_TABLE = 0;
     /** An unused table where a dummy entry is added (again) to start a revalidation round. */
     public static final int KICK_TABLE = 253;
-    /** Dispatch priorities: tagged link arrivals, then any other link arrival, then the pipeline. */
+    /** Dispatch priorities: tagged link arrivals, packets of virtual ports, anything else (dropped). */
     public static final int TAG_PRIORITY = 300;
-    public static final int LINK_DROP_PRIORITY = 200;
     public static final int PIPELINE_PRIORITY = 100;
+    public static final int DROP_PRIORITY = 0;
     /** The TPID of flow-id tags (802.1ad service tag). */
     public static final int TAG_TPID = 0x88a8;
     public static final int FIRST_TAG = 1;

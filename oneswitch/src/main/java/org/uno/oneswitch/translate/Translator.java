@@ -71,6 +71,11 @@ public final class Translator {
         return routes.with(instances);
     }
 
+    /** OneSwitch's own entries under {@code ports} (see {@link Infrastructure}). */
+    public Translation infrastructure(PortMap ports) {
+        return Infrastructure.of(topology, ports);
+    }
+
     /** The physical groups {@code group} needs: its buckets localised on every switch with virtual ports. */
     public Translation translate(VirtualGroup group, PortMap ports, TagSpace tags) throws TranslationConflictException {
         TagRoutes routes = new TagRoutes(topology, ports, tags);

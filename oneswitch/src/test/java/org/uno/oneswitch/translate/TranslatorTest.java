@@ -112,6 +112,12 @@ class TranslatorTest {
                 pushVlan(), setVlan(7), out(3))), Fixtures.ports(2)));
     }
 
+    /** The dispatch table: packets of virtual ports enter the pipeline, markers travel, the rest is dropped. */
+    @Test
+    void onlyVirtualPortsEnterThePipeline() {
+        Golden.check("dispatch-table", Render.translation(two().infrastructure(Fixtures.ports(2))));
+    }
+
     @Test
     void twoSnicsRouteThroughTheHost() throws Exception {
         Golden.check("two-snics-transit", translate(two(), rule(1, 10, match(inPort(3)), apply(out(4))), Fixtures.ports(2)));
