@@ -10,7 +10,6 @@ import org.projectfloodlight.openflow.protocol.OFBadMatchCode;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFMatchV3;
 import org.projectfloodlight.openflow.protocol.OFOxmList;
-import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.protocol.match.Match;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
@@ -75,8 +74,7 @@ public final class MatchCodec {
 
     /** The openflowj match for {@code m}. */
     public static Match encode(FlowMatch m, OFFactory factory) {
-        return factory.getVersion() == OFVersion.OF_13 ? m.toOpenFlow()
-                : factory.buildMatchV3().setOxmList(OFOxmList.ofList(m.oxms())).build();
+        return factory.buildMatchV3().setOxmList(OFOxmList.ofList(m.oxms())).build();
     }
 
     @SuppressWarnings({"rawtypes", "unchecked"})

@@ -10,9 +10,7 @@ import java.util.stream.Collectors;
 
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
-import org.projectfloodlight.openflow.protocol.OFOxmList;
 import org.projectfloodlight.openflow.protocol.OFVersion;
-import org.projectfloodlight.openflow.protocol.match.Match;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
 import org.projectfloodlight.openflow.types.OFPort;
@@ -35,8 +33,6 @@ public final class FlowMatch {
     /** Canonical OXMs sorted by field (matches have a handful of fields: arrays beat maps here). */
     private final OFOxm<?>[] fields;
     private final int hash;
-    /** The OpenFlow 1.3 encoding, made once (openflowj's OXM list is costly to build). */
-    private Match encoded;
 
     private FlowMatch(OFOxm<?>[] sortedFields) {
         this.fields = sortedFields;
@@ -74,16 +70,6 @@ public final class FlowMatch {
     /** The OXMs of this match, in field order. */
     public List<OFOxm<?>> oxms() {
         return List.of(fields);
-    }
-
-    /** This match as an openflowj OpenFlow 1.3 match (built once, then shared: it is immutable). */
-    public Match toOpenFlow() {
-        Match m = encoded;
-        if (m == null) {
-            m = OF13.buildMatchV3().setOxmList(OFOxmList.ofList(List.of(fields))).build();
-            encoded = m;
-        }
-        return m;
     }
 
     /** The field types this match constrains. */
