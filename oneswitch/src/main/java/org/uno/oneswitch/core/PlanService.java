@@ -105,13 +105,7 @@ public final class PlanService {
         }
         for (VirtualRule r : rules.all()) {
             if (PortDependencies.touches(r, port)) {
-                try {
-                    out.put(Owner.rule(r.id()), translate(r, after));
-                } catch (TranslationConflictException e) {
-                    throw e;
-                } catch (OpenFlowException e) {
-                    throw new IllegalStateException("stored rule no longer valid: " + r, e);
-                }
+                out.put(Owner.rule(r.id()), translateStored(r, after));
             }
         }
         return out;
@@ -125,15 +119,20 @@ public final class PlanService {
             out.put(Owner.group(g.id()), translate(g, ports));
         }
         for (VirtualRule r : rules.all()) {
-            try {
-                out.put(Owner.rule(r.id()), translate(r, ports));
-            } catch (TranslationConflictException e) {
-                throw e;
-            } catch (OpenFlowException e) {
-                throw new IllegalStateException("stored rule no longer valid: " + r, e);
-            }
+            out.put(Owner.rule(r.id()), translateStored(r, ports));
         }
         return out;
+    }
+
+    /** The translation of an installed rule (it was valid when installed, so only a conflict can refuse it). */
+    private Translation translateStored(VirtualRule r, PortMap ports) throws TranslationConflictException {
+        try {
+            return translate(r, ports);
+        } catch (TranslationConflictException e) {
+            throw e;
+        } catch (OpenFlowException e) {
+            throw new IllegalStateException("stored rule no longer valid: " + r, e);
+        }
     }
 
     /**
