@@ -16,7 +16,9 @@ from os_ken.lib import hub
 
 hub.patch(thread=False)
 
-# The rest is imported after monkey patching, as osken-manager does.
+# The rest is imported after monkey patching, as osken-manager does. app_manager comes first: importing
+# os_ken.controller.controller first is a circular import in os-ken 4.2.2.
+import os_ken.base.app_manager  # noqa: E402, F401, I001
 import os_ken.controller.controller  # noqa: E402, F401  (registers the --ofp-* options)
 from os_ken import cfg, log  # noqa: E402
 from os_ken.base.app_manager import AppManager  # noqa: E402
