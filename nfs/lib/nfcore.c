@@ -499,13 +499,6 @@ validate_state(struct nfcore *c, const uint8_t *blob, size_t len,
     return 0;
 }
 
-static uint64_t
-us_ago(uint64_t now_ns, uint64_t us)
-{
-    uint64_t ns = us * 1000;
-    return ns < now_ns && us < UINT64_MAX / 1000 ? now_ns - ns : 0;
-}
-
 int
 nfcore_state_put(struct nfcore *c, const uint8_t *blob, size_t len,
                  bool replace, size_t *n_flows, char *err, size_t errlen)
@@ -551,8 +544,8 @@ nfcore_state_put(struct nfcore *c, const uint8_t *blob, size_t len,
         decode_flow(c, &r, &sf, f->data);
         f->packets = sf.packets;
         f->bytes = sf.bytes;
-        flow_table_set_times(c->flows, f, us_ago(now, sf.age_us),
-                             us_ago(now, sf.idle_us));
+        flow_table_set_times(c->flows, f, state_ns_ago(now, sf.age_us),
+                             state_ns_ago(now, sf.idle_us));
         (*n_flows)++;
     }
     return 0;

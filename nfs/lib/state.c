@@ -43,10 +43,17 @@ state_writer_end(struct state_writer *w)
     put_be32(w->out->data + w->start + 12, w->count);
 }
 
-static uint64_t
-ns_to_us_since(uint64_t then_ns, uint64_t now_ns)
+uint64_t
+state_us_since(uint64_t then_ns, uint64_t now_ns)
 {
     return now_ns > then_ns ? (now_ns - then_ns) / 1000 : 0;
+}
+
+uint64_t
+state_ns_ago(uint64_t now_ns, uint64_t us)
+{
+    uint64_t ns = us < UINT64_MAX / 1000 ? us * 1000 : UINT64_MAX;
+    return ns < now_ns ? now_ns - ns : 0;
 }
 
 void
@@ -64,8 +71,8 @@ state_flow_encode(struct wbuf *out, const struct flow *f, uint64_t now_ns)
     memcpy(p + 24, k->dst, 16);
     put_be64(p + 40, f->packets);
     put_be64(p + 48, f->bytes);
-    put_be64(p + 56, ns_to_us_since(f->first_ns, now_ns));
-    put_be64(p + 64, ns_to_us_since(f->last_ns, now_ns));
+    put_be64(p + 56, state_us_since(f->first_ns, now_ns));
+    put_be64(p + 64, state_us_since(f->last_ns, now_ns));
 }
 
 static bool

@@ -52,6 +52,12 @@ void state_record_begin(struct state_writer *, uint16_t type);
 void state_record_end(struct state_writer *);
 void state_writer_end(struct state_writer *);
 
+/* Relative times: microseconds from 'then_ns' to 'now_ns' (0 if 'then_ns' is
+ * later), and the time 'us' microseconds before 'now_ns' (0 if before the
+ * clock's start). */
+uint64_t state_us_since(uint64_t then_ns, uint64_t now_ns);
+uint64_t state_ns_ago(uint64_t now_ns, uint64_t us);
+
 /* Appends the generic part of a flow record. */
 void state_flow_encode(struct wbuf *, const struct flow *, uint64_t now_ns);
 
