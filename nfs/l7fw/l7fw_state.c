@@ -5,7 +5,8 @@
  * u8-length-prefixed strings: master protocol name, application protocol
  * name, host name.  Protocols travel by name because nDPI's numbers differ
  * between its versions.  nDPI's own detection state does not travel: a flow
- * that was still being detected starts detection again. */
+ * that was still being detected starts detection again on its next packet,
+ * with what is left of its budget of L7FW_MAX_INSPECT packets. */
 #include "l7fw.h"
 
 #include <errno.h>
@@ -56,12 +57,8 @@ l7fw_flow_decode(void *fw_, const struct flow_key *key OVS_UNUSED,
         lf->blocked = blocked;
         lf->master = proto_id(fw, master);
         lf->app = proto_id(fw, app);
-        if (status == L7FW_DETECTING) {
-            lf->inspected = 0;  /* Detection starts again. */
-        } else {
-            lf->inspected = inspected;
-            memcpy(lf->host, host, sizeof host);
-        }
+        lf->inspected = inspected;
+        memcpy(lf->host, host, sizeof host);
     }
     return 0;
 }

@@ -304,7 +304,7 @@ nfctl_execute(const struct nfctl *ctl, uint8_t *req, size_t len,
     char line[CONF_MAX_LINE + 1];
     char *argv[CONF_MAX_WORDS];
     char err[256] = "";
-    uint8_t *nl = memchr(req, '\n', len);
+    uint8_t *nl = len ? memchr(req, '\n', len) : NULL;
     size_t line_len = nl ? (size_t) (nl - req) : len;
     size_t start = reply->len;
     int error = 0;
@@ -314,7 +314,8 @@ nfctl_execute(const struct nfctl *ctl, uint8_t *req, size_t len,
         .body = nl ? nl + 1 : req + len,
         .body_len = nl ? len - line_len - 1 : 0,
     };
-    if (line_len > CONF_MAX_LINE || memchr(req, '\0', line_len)) {
+    if (!line_len || line_len > CONF_MAX_LINE
+        || memchr(req, '\0', line_len)) {
         snprintf(err, sizeof err, "bad command line");
         error = EINVAL;
     } else {
