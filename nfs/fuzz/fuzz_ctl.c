@@ -32,11 +32,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nfctl_execute(&ctl, req, len, &reply);
         free(req);
         fuzz_receive(core, udp, sizeof udp);
+        nfcore_release_step(core, 64);
         data += 2 + len;
         size -= 2 + len;
     }
     wbuf_uninit(&reply);
     nfcore_buffer_release(core);
+    nfcore_release_step(core, SIZE_MAX);
     struct flow_selector all = { .kind = FLOWS_ALL };
     if (nfcore_flow_count(core) > 2048) {
         nfcore_state_delete(core, &all);

@@ -69,11 +69,11 @@ const struct nf_class l7fw_class = {
     .summary = "layer-7 firewall: nDPI detection, per-flow blocking",
     .config_help =
         "  One rule per line:\n"
-        "    block proto NAME    nDPI protocol name (HTTP, TLS, DNS, QUIC...),\n"
-        "                        as master or application protocol\n"
-        "    block host NAME     HTTP Host, TLS SNI or DNS query equal to NAME\n"
-        "                        or ending in .NAME ('*.NAME' is the same)\n"
-        "  Without a configuration file nothing is blocked (detection only).\n",
+        "    block proto NAME  nDPI protocol name (HTTP, TLS, DNS, QUIC...),\n"
+        "                      as master or application protocol\n"
+        "    block host NAME   HTTP Host, TLS SNI or DNS query equal to NAME\n"
+        "                      or ending in .NAME ('*.NAME' is the same)\n"
+        "  Without a configuration file nothing is blocked.\n",
     .flags = NF_BIDIR_FLOWS | NF_UNPARSED_DROP,
     .state_kind = 2,
     .state_version = L7FW_STATE_VERSION,

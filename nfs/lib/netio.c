@@ -15,7 +15,6 @@ void
 netio_config_init(struct netio_config *cfg)
 {
     cfg->rx_ring_bytes = 8u << 20;
-    cfg->tx_ring_frames = 4096;
     cfg->rx_timeout_ms = 1;
 }
 

@@ -18,13 +18,12 @@ struct netio_pkt {
 
 struct netio_config {
     size_t rx_ring_bytes;       /* Receive ring size. */
-    size_t tx_ring_frames;      /* Transmit ring slots. */
     unsigned int rx_timeout_ms; /* Longest a packet waits in a ring block. */
 };
 
 struct netio_stats {
     uint64_t rx_packets;
-    uint64_t tx_packets;        /* Queued for transmission. */
+    uint64_t tx_packets;        /* Handed to the kernel. */
     uint64_t rx_kernel_drops;   /* Dropped by the kernel: ring full. */
     uint64_t rx_truncated;      /* Longer than the ring could hold. */
     uint64_t tx_errors;         /* Rejected by the kernel or too big. */
@@ -46,11 +45,11 @@ struct netio_class {
     size_t (*rx)(struct netio *, struct netio_pkt *, size_t max);
     /* Gives back the packets returned by the latest rx(). */
     void (*rx_done)(struct netio *);
-    /* Queues copies of up to 'n' packets and starts sending them.  Returns
-     * how many it consumed, queued or rejected (too big, counted in
-     * tx_errors): fewer than 'n' when the ring is full. */
+    /* Sends copies of up to 'n' packets.  Returns how many it consumed,
+     * sent or rejected (too big, counted in tx_errors): fewer than 'n' when
+     * the device or socket is full for now. */
     size_t (*tx)(struct netio *, const struct netio_pkt *, size_t n);
-    /* Waits up to 'timeout_ms' for transmit ring space. */
+    /* Waits up to 'timeout_ms' for room to transmit. */
     void (*tx_wait)(struct netio *, int timeout_ms);
     void (*get_stats)(struct netio *, struct netio_stats *);
 };

@@ -31,7 +31,7 @@ struct nf_pkt {
     uint8_t port;               /* Port it arrived on. */
     uint8_t out_port;           /* Port it leaves by (set by the runtime). */
     uint8_t verdict;            /* enum nf_verdict. */
-    bool parsed;                /* 'info' is valid; false: not for process(). */
+    bool parsed;                /* 'info' valid; false: not for process(). */
     bool reversed;              /* Bidirectional NFs: key was swapped. */
     struct flow *flow;          /* NULL if not tracked or the table is full. */
     struct pkt_info info;

@@ -19,7 +19,7 @@ struct nfcore {
     void *aux;
     struct flow_table *flows;   /* NULL for NF_RAW classes. */
     struct nfcore_counters counters;
-    bool buffering;
+    enum nfcore_hold hold;
     struct pktq held;
     struct nf_batch batch;      /* For released and injected packets. */
 };
@@ -206,7 +206,7 @@ nfcore_receive(struct nfcore *c, struct nf_batch *b)
     static struct vlog_rl rl = VLOG_RL_INIT(5);
 
     c->counters.rx += b->n;
-    if (!c->buffering) {
+    if (c->hold == NFCORE_PROCESSING) {
         process_batch(c, b);
         return;
     }
@@ -226,7 +226,8 @@ nfcore_receive(struct nfcore *c, struct nf_batch *b)
 void
 nfcore_expire(struct nfcore *c, uint64_t now_ns, size_t max)
 {
-    if (!c->flows || !c->cfg.flow_timeout_ns || c->buffering) {
+    if (!c->flows || !c->cfg.flow_timeout_ns
+        || c->hold != NFCORE_PROCESSING) {
         return;
     }
     for (size_t i = 0; i < max; i++) {
@@ -239,10 +240,10 @@ nfcore_expire(struct nfcore *c, uint64_t now_ns, size_t max)
     }
 }
 
-bool
-nfcore_is_buffering(const struct nfcore *c)
+enum nfcore_hold
+nfcore_hold_state(const struct nfcore *c)
 {
-    return c->buffering;
+    return c->hold;
 }
 
 size_t
@@ -260,7 +261,7 @@ nfcore_held_bytes(const struct nfcore *c)
 void
 nfcore_buffer_start(struct nfcore *c)
 {
-    c->buffering = true;
+    c->hold = NFCORE_HOLDING;
 }
 
 static void
@@ -299,14 +300,25 @@ nfcore_buffer_take(struct nfcore *c, struct wbuf *out, size_t max_bytes)
 size_t
 nfcore_buffer_release(struct nfcore *c)
 {
-    size_t total = 0;
+    c->hold = c->held.count ? NFCORE_RELEASING : NFCORE_PROCESSING;
+    return c->held.count;
+}
 
-    while (c->held.count) {
+bool
+nfcore_release_step(struct nfcore *c, size_t max)
+{
+    size_t done = 0;
+
+    if (c->hold == NFCORE_RELEASING && !c->held.count) {
+        c->hold = NFCORE_PROCESSING;    /* Taken away meanwhile. */
+    }
+    while (c->hold == NFCORE_RELEASING && done < max) {
         struct nf_batch *b = &c->batch;
         struct pktq_iter it;
+        size_t n = MIN(max - done, (size_t) NF_BATCH_MAX);
 
         pktq_iter_init(&c->held, &it);
-        for (b->n = 0; b->n < NF_BATCH_MAX; b->n++) {
+        for (b->n = 0; b->n < n; b->n++) {
             struct nf_pkt *p = &b->pkts[b->n];
             if (!pktq_iter_next(&c->held, &it, &p->data, &p->len, &p->port)) {
                 break;
@@ -314,11 +326,13 @@ nfcore_buffer_release(struct nfcore *c)
         }
         process_batch(c, b);
         pktq_pop(&c->held, b->n);
-        total += b->n;
+        c->counters.released += b->n;
+        done += b->n;
+        if (!c->held.count) {
+            c->hold = NFCORE_PROCESSING;
+        }
     }
-    c->counters.released += total;
-    c->buffering = false;
-    return total;
+    return c->hold == NFCORE_RELEASING;
 }
 
 int
@@ -384,7 +398,8 @@ static bool
 selected(const struct flow_selector *sel, const struct flow *f)
 {
     return sel->kind == FLOWS_ALL
-           || (sel->kind == FLOWS_MATCH && flow_match_key(&sel->match, &f->key));
+           || (sel->kind == FLOWS_MATCH
+               && flow_match_key(&sel->match, &f->key));
 }
 
 static void
@@ -599,7 +614,13 @@ nfcore_stats_json(const struct nfcore *c, struct json *j)
     json_u64(j, "flows_created", k->flows_created);
     json_u64(j, "flows_expired", k->flows_expired);
     json_u64(j, "flow_table_full", k->flow_table_full);
-    json_bool(j, "buffering", c->buffering);
+    static const char *const hold_names[] = {
+        [NFCORE_PROCESSING] = "off",
+        [NFCORE_HOLDING] = "holding",
+        [NFCORE_RELEASING] = "releasing",
+    };
+    json_bool(j, "buffering", c->hold == NFCORE_HOLDING);
+    json_str(j, "buffer_state", hold_names[c->hold]);
     json_u64(j, "buffered", c->held.count);
     json_u64(j, "buffered_bytes", c->held.bytes);
     json_u64(j, "held", k->held);

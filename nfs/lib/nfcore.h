@@ -30,7 +30,7 @@ void nfcore_config_init(struct nfcore_config *, const struct nf_class *);
 struct nfcore_counters {
     uint64_t rx;                /* Packets received (including held). */
     uint64_t injected;          /* Packets given by 'inject'. */
-    uint64_t processed;         /* Packets processed (rx, released, injected). */
+    uint64_t processed;         /* Processed: received, released, injected. */
     uint64_t forwarded;         /* Packets handed to the output. */
     uint64_t nf_drop;           /* Dropped by the NF's verdict. */
     uint64_t unparsed;
@@ -63,11 +63,19 @@ size_t nfcore_flow_count(const struct nfcore *);
  * it now, or, in buffering mode, keeps copies in arrival order. */
 void nfcore_receive(struct nfcore *, struct nf_batch *);
 
-/* Expires at most 'max' idle flows (never while buffering). */
+/* Expires at most 'max' idle flows (never while holding packets). */
 void nfcore_expire(struct nfcore *, uint64_t now_ns, size_t max);
 
-/* Buffering. */
-bool nfcore_is_buffering(const struct nfcore *);
+/* Buffering.  Holding: received packets are kept, not processed.
+ * Releasing: the held packets are being processed, oldest first, a step at
+ * a time; what arrives meanwhile is held behind them, so that the order is
+ * kept and the receive ring never backs up while a long queue drains. */
+enum nfcore_hold {
+    NFCORE_PROCESSING,
+    NFCORE_HOLDING,
+    NFCORE_RELEASING,
+};
+enum nfcore_hold nfcore_hold_state(const struct nfcore *);
 size_t nfcore_held(const struct nfcore *);
 uint64_t nfcore_held_bytes(const struct nfcore *);
 void nfcore_buffer_start(struct nfcore *);
@@ -75,8 +83,11 @@ void nfcore_buffer_start(struct nfcore *);
  * most 'max_bytes' (at least one packet).  Buffering stays on. */
 size_t nfcore_buffer_take(struct nfcore *, struct wbuf *out,
                           size_t max_bytes);
-/* Processes every held packet in order, then leaves buffering mode. */
+/* Starts releasing: returns the number of packets held now.  Then
+ * nfcore_release_step() processes up to 'max' held packets in order and
+ * returns whether any are left; normal processing resumes when none are. */
 size_t nfcore_buffer_release(struct nfcore *);
+bool nfcore_release_step(struct nfcore *, size_t max);
 
 /* Packet lists (buffer take, inject): a sequence of
  *     u8 port, u8[3] reserved (0), u32 length (big-endian), bytes

@@ -21,9 +21,10 @@
 
 #define EXIT_USAGE 2
 #define POLL_IDLE_MS 100
-#define CTL_CHECK_NS 1000000ull         /* Serve control every 1 ms when busy. */
+#define CTL_CHECK_NS 1000000ull         /* Control every 1 ms when busy. */
 #define HOUSEKEEPING_NS 100000000ull
 #define EXPIRE_PER_ROUND 10000
+#define RELEASE_PER_ROUND (4 * NF_BATCH_MAX)
 #define TX_WAIT_ROUNDS 100              /* x 1 ms before dropping. */
 #define MAX_POLLFDS (NF_PORT_MAX + CTL_MAX_CLIENTS + 1)
 
@@ -64,28 +65,34 @@ usage(const struct nf_class *class)
 {
     printf("%s -- %s\n\n"
            "usage: %s --iface IF [options]\n\n"
-           "Receives packets on IF, processes them and transmits the result back\n"
-           "out of IF (or, with --out-iface, out of the other interface).\n\n"
+           "Receives packets on IF, processes them and transmits the result\n"
+           "back out of IF (or, with --out-iface, out of the other one).\n\n"
            "options:\n"
-           "  -i, --iface IF          interface to receive from and send to\n"
-           "  -o, --out-iface IF      second interface (two-port mode)\n"
-           "  -c, --control PATH      Unix socket for the control protocol\n"
-           "  -f, --config FILE       configuration file%s\n"
-           "      --check-config      validate the configuration and exit\n"
-           "      --buffering         start in buffering mode (migration target)\n"
-           "      --unparsed pass|drop  packets that do not parse (default %s)\n"
-           "      --max-flows N       flow table size (default 1048576)\n"
-           "      --flow-timeout S    expire flows idle for S seconds (default\n"
-           "                          300, 0 = never)\n"
-           "      --hold-packets N    buffering bound in packets (default 1048576)\n"
-           "      --hold-bytes N      buffering bound in bytes (default 512 MiB)\n"
-           "      --backend NAME      packet I/O provider: %s (default afpacket)\n"
-           "      --rx-ring-mb N      receive ring size (default 8)\n"
-           "      --rx-timeout-ms N   longest a packet waits in the ring (default 1)\n"
-           "      --cpu N             pin to CPU N\n"
-           "      --log-level L       err, warn, info or dbg (default info)\n"
-           "  -h, --help              this help\n"
-           "  -V, --version           version\n\n"
+           "  -i, --iface IF        interface to receive from and send to\n"
+           "  -o, --out-iface IF    second interface (two-port mode)\n"
+           "  -c, --control PATH    Unix socket for the control protocol\n"
+           "  -f, --config FILE     configuration file%s\n"
+           "      --check-config    validate the configuration and exit\n"
+           "      --buffering       start in buffering mode (migration\n"
+           "                        target)\n"
+           "      --unparsed pass|drop\n"
+           "                        packets that do not parse (default %s)\n"
+           "      --max-flows N     flow table size (default 1048576)\n"
+           "      --flow-timeout S  expire flows idle for S seconds\n"
+           "                        (default 300, 0 = never)\n"
+           "      --hold-packets N  buffering bound in packets (default\n"
+           "                        1048576)\n"
+           "      --hold-bytes N    buffering bound in bytes (default\n"
+           "                        512 MiB)\n"
+           "      --backend NAME    packet I/O provider: %s (default\n"
+           "                        afpacket)\n"
+           "      --rx-ring-mb N    receive ring size (default 8)\n"
+           "      --rx-timeout-ms N longest a packet waits in the receive\n"
+           "                        ring (default 1)\n"
+           "      --cpu N           pin to CPU N\n"
+           "      --log-level L     err, warn, info or dbg (default info)\n"
+           "  -h, --help            this help\n"
+           "  -V, --version         version\n\n"
            "configuration file:\n%s",
            class->name, class->summary, class->name,
            class->flags & NF_CONFIG_REQUIRED ? " (required)" : "",
@@ -190,15 +197,18 @@ parse_options(const struct nf_class *class, int argc, char *argv[],
             o->core.max_flows = v;
             break;
         case OPT_FLOW_TIMEOUT:
-            status = number_arg(class, "flow-timeout", optarg, 0, 86400 * 365, &v);
+            status = number_arg(class, "flow-timeout", optarg, 0, 86400 * 365,
+                                &v);
             o->core.flow_timeout_ns = v * 1000000000ull;
             break;
         case OPT_HOLD_PACKETS:
-            status = number_arg(class, "hold-packets", optarg, 1, 1u << 26, &v);
+            status = number_arg(class, "hold-packets", optarg, 1, 1u << 26,
+                                &v);
             o->core.hold_packets = v;
             break;
         case OPT_HOLD_BYTES:
-            status = number_arg(class, "hold-bytes", optarg, 65536, 1ull << 36, &v);
+            status = number_arg(class, "hold-bytes", optarg, 65536, 1ull << 36,
+                                &v);
             o->core.hold_bytes = v;
             break;
         case OPT_RX_RING_MB:
@@ -369,6 +379,10 @@ run(struct nfrt *rt)
 
     while (!stop_signal) {
         bool busy = receive(rt);
+        if (nfcore_hold_state(rt->core) == NFCORE_RELEASING) {
+            nfcore_release_step(rt->core, RELEASE_PER_ROUND);
+            busy = true;
+        }
         uint64_t now = time_ns();
 
         if (busy && now < next_ctl) {

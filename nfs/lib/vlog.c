@@ -50,7 +50,8 @@ vlog_valist(enum vlog_level level, unsigned int suppressed,
     char when[32];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
     if (suppressed) {
-        fprintf(stderr, "%s.%03ldZ %s %s: %s (%u similar messages suppressed)\n",
+        fprintf(stderr,
+                "%s.%03ldZ %s %s: %s (%u similar messages suppressed)\n",
                 when, ts.tv_nsec / 1000000, program_name, level_names[level],
                 msg, suppressed);
     } else {

@@ -42,8 +42,12 @@ void vlog_rl(struct vlog_rl *, enum vlog_level, const char *fmt, ...)
 #define VLOG_ERR(...) vlog(VLL_ERR, __VA_ARGS__)
 #define VLOG_WARN(...) vlog(VLL_WARN, __VA_ARGS__)
 #define VLOG_INFO(...) vlog(VLL_INFO, __VA_ARGS__)
-#define VLOG_DBG(...) \
-    do { if (vlog_is_enabled(VLL_DBG)) { vlog(VLL_DBG, __VA_ARGS__); } } while (0)
+#define VLOG_DBG(...)                                   \
+    do {                                                \
+        if (vlog_is_enabled(VLL_DBG)) {                 \
+            vlog(VLL_DBG, __VA_ARGS__);                 \
+        }                                               \
+    } while (0)
 #define VLOG_ERR_RL(RL, ...) vlog_rl(RL, VLL_ERR, __VA_ARGS__)
 #define VLOG_WARN_RL(RL, ...) vlog_rl(RL, VLL_WARN, __VA_ARGS__)
 #define VLOG_INFO_RL(RL, ...) vlog_rl(RL, VLL_INFO, __VA_ARGS__)

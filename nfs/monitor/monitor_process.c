@@ -137,7 +137,8 @@ monitor_process(struct nf_batch *batch, void *m_)
 
     NF_BATCH_FOR_EACH (p, batch) {
         if (p->flow && p->info.key.proto == IPPROTO_TCP) {
-            ((struct mon_flow *) p->flow->data)->tcp_flags |= p->info.tcp_flags;
+            struct mon_flow *mf = (struct mon_flow *) p->flow->data;
+            mf->tcp_flags |= p->info.tcp_flags;
         }
         struct mon_asset *a = source_asset(m, p, batch->now_ns);
         if (!a || !(p->info.flags & PKT_F_L4)) {

@@ -3,15 +3,19 @@
  * It measures what the packet I/O of libunonf costs by itself. */
 #include "noop.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 
 static int
-noop_create(const char *config, void **nf, char *err OVS_UNUSED,
-            size_t errlen OVS_UNUSED)
+noop_create(const char *config, void **nf, char *err, size_t errlen)
 {
     static char instance;
 
-    (void) config;
+    if (config) {
+        snprintf(err, errlen, "noop takes no configuration file");
+        return EINVAL;
+    }
     *nf = &instance;
     return 0;
 }

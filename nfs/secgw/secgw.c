@@ -103,8 +103,8 @@ const struct nf_class secgw_class = {
         "    for Linux's rfc4106(gcm(aes)); the ICV is 16 bytes.\n"
         "    selector: [proto P] [src PREFIX] [dst PREFIX] [sport N[-M]]\n"
         "              [dport N[-M]]\n"
-        "  replay-window N      inbound window, 32..4096 (default 128); before\n"
-        "                       the SAs\n"
+        "  replay-window N      inbound window, 32..4096 (default 128);\n"
+        "                       before the SAs\n"
         "  bypass pass|drop     cleartext no SA selects (default pass)\n"
         "  Control command 'sas' lists the SAs with their sequence numbers.\n",
     .flags = NF_CONFIG_REQUIRED | NF_UNPARSED_DROP,

@@ -137,7 +137,8 @@ config_line(void *gw_, int argc, char *argv[], char *err, size_t errlen)
         return 0;
     }
     if (!strcmp(argv[0], "bypass")) {
-        if (argc != 2 || (strcmp(argv[1], "pass") && strcmp(argv[1], "drop"))) {
+        if (argc != 2
+            || (strcmp(argv[1], "pass") && strcmp(argv[1], "drop"))) {
             snprintf(err, errlen, "usage: bypass pass|drop");
             return EINVAL;
         }

@@ -24,6 +24,7 @@ from uno_nfs import NfControl, nf_binary, wait_ready
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
+SO_RCVBUFFORCE = 33
 CLONE_NEWNET = 0x40000000
 _counter = itertools.count()
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -172,7 +173,9 @@ class Netns:
         def make():
             s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
                               socket.htons(ETH_P_ALL))
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+            # Beyond net.core.rmem_max (we are root): bursts of thousands
+            # of frames must not overflow before the test reads them.
+            s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
             s.bind((ifname, ETH_P_ALL))
             return s
         w = Wire(_in_netns(self.name, make))

@@ -110,16 +110,22 @@ test_buffering_keeps_order(void)
     nfcore_expire(core, UINT64_MAX, 100);       /* Not while buffering. */
     CHECK_EQ(nfcore_flow_count(core), 10);
     CHECK_EQ(nfcore_buffer_release(core), 700);
-    CHECK_EQ(cap.n, 710);
+    CHECK_EQ(nfcore_hold_state(core), NFCORE_RELEASING);
+    CHECK(nfcore_release_step(core, 300));
+    CHECK_EQ(cap.n, 310);
+    receive_udp(core, 710, 5);                  /* Held behind the rest. */
+    CHECK_EQ(cap.n, 310);
+    CHECK(!nfcore_release_step(core, SIZE_MAX));
+    CHECK_EQ(cap.n, 715);
     for (size_t i = 0; i < cap.n; i++) {
         CHECK_EQ(number(&cap, i), i);
     }
-    CHECK(!nfcore_is_buffering(core));
+    CHECK_EQ(nfcore_hold_state(core), NFCORE_PROCESSING);
     const struct nfcore_counters *k = nfcore_counters(core);
-    CHECK_EQ(k->rx, 710);
-    CHECK_EQ(k->held, 700);
-    CHECK_EQ(k->released, 700);
-    CHECK_EQ(k->processed, 710);
+    CHECK_EQ(k->rx, 715);
+    CHECK_EQ(k->held, 705);
+    CHECK_EQ(k->released, 705);
+    CHECK_EQ(k->processed, 715);
     nfcore_expire(core, UINT64_MAX, 100);
     CHECK_EQ(nfcore_flow_count(core), 0);
     nfcore_destroy(core);
@@ -142,7 +148,7 @@ test_take_and_inject(void)
     CHECK_EQ(nfcore_held(old), 200);
     CHECK_EQ(nfcore_buffer_take(old, &list, SIZE_MAX), 200);
     CHECK_EQ(nfcore_held(old), 0);
-    CHECK(nfcore_is_buffering(old));
+    CHECK_EQ(nfcore_hold_state(old), NFCORE_HOLDING);
 
     CHECK_EQ(nfcore_inject(new, list.data, list.len, &n, err, sizeof err), 0);
     CHECK_EQ(n, 300);
@@ -350,6 +356,7 @@ test_control_commands(void)
     CHECK_EQ(body, 3 * (8 + 46));
     ctl(&c, "buffer release", NULL, 0, status, sizeof status, &reply);
     CHECK(!strcmp(status, "ok 0"));
+    CHECK_EQ(nfcore_hold_state(core), NFCORE_PROCESSING);
     ctl(&c, "buffer take 0", NULL, 0, status, sizeof status, &reply);
     CHECK(!strncmp(status, "error EINVAL", 12));
     ctl(&c, "assets", NULL, 0, status, sizeof status, &reply);

@@ -149,7 +149,8 @@ test_nat_rewrites_with_valid_checksums(void)
     char err[256];
     uint8_t f[128];
     const char *path = unit_temp_file("external 203.0.113.1\n"
-                                      "internal 10.0.0.0/8\nports 5000-5001\n");
+                                      "internal 10.0.0.0/8\n"
+                                      "ports 5000-5001\n");
 
     nfcore_config_init(&cfg, &nat_class);
     cfg.hold_bytes = 1 << 20;

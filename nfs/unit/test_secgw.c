@@ -21,7 +21,7 @@ test_replay_model(void)
     for (int i = 0; i < 50000; i++) {
         uint32_t seq = top + 1 + (uint32_t) rand_r(&seed) % 50;
         if (rand_r(&seed) % 2 && top > 200) {
-            seq = top - (uint32_t) rand_r(&seed) % 200;     /* Old or replay. */
+            seq = top - (uint32_t) rand_r(&seed) % 200; /* Old, replay. */
         }
         if (seq >= ARRAY_SIZE(seen)) {
             break;
