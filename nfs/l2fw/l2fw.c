@@ -2,6 +2,7 @@
 #include "l2fw.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,13 +37,6 @@ l2fw_create(const char *config, void **nf, char *err, size_t errlen)
     }
     *nf = fw;
     return 0;
-}
-
-static void
-l2fw_get_counters(const void *fw_, uint64_t *values)
-{
-    const struct l2fw *fw = fw_;
-    memcpy(values, fw->counters, sizeof fw->counters);
 }
 
 /* "rules": the rules with their hit counts, as JSON. */
@@ -89,11 +83,11 @@ const struct nf_class l2fw_class = {
     .state_version = L2FW_STATE_VERSION,
     .flow_data_size = sizeof(struct l2fw_flow),
     .counter_names = counter_names,
+    .counters_offset = offsetof(struct l2fw, counters),
     .n_counters = L2FW_N_COUNTERS,
     .create = l2fw_create,
     .destroy = l2fw_destroy,
     .process = l2fw_process,
-    .get_counters = l2fw_get_counters,
     .flow_encode = l2fw_flow_encode,
     .flow_decode = l2fw_flow_decode,
     .command = l2fw_command,

@@ -2,6 +2,7 @@
 #include "l7fw.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <ndpi_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,13 +58,6 @@ l7fw_create(const char *config, void **nf, char *err, size_t errlen)
     return 0;
 }
 
-static void
-l7fw_get_counters(const void *fw_, uint64_t *values)
-{
-    const struct l7fw *fw = fw_;
-    memcpy(values, fw->counters, sizeof fw->counters);
-}
-
 const struct nf_class l7fw_class = {
     .name = "l7fw",
     .summary = "layer-7 firewall: nDPI detection, per-flow blocking",
@@ -79,11 +73,11 @@ const struct nf_class l7fw_class = {
     .state_version = L7FW_STATE_VERSION,
     .flow_data_size = sizeof(struct l7fw_flow),
     .counter_names = counter_names,
+    .counters_offset = offsetof(struct l7fw, counters),
     .n_counters = L7FW_N_COUNTERS,
     .create = l7fw_create,
     .destroy = l7fw_destroy,
     .process = l7fw_process,
-    .get_counters = l7fw_get_counters,
     .flow_release = l7fw_flow_release,
     .flow_encode = l7fw_flow_encode,
     .flow_decode = l7fw_flow_decode,

@@ -67,8 +67,11 @@ struct nf_class {
     uint16_t state_kind;        /* Identifies this NF's state blobs. */
     uint16_t state_version;     /* Version of this NF's record layouts. */
     size_t flow_data_size;      /* Bytes of NF state per flow. */
+    /* The NF's counters: 'n_counters' uint64_t at 'counters_offset' in its
+     * instance, named by 'counter_names'. */
     const char *const *counter_names;
     size_t n_counters;
+    size_t counters_offset;
 
     /* Creates an instance from 'config' (NULL if none was given). */
     int (*create)(const char *config, void **nf, char *err, size_t errlen);
@@ -76,8 +79,6 @@ struct nf_class {
 
     /* Sets the verdict of each packet of 'batch' (NF_BATCH_FOR_EACH). */
     void (*process)(struct nf_batch *batch, void *nf);
-
-    void (*get_counters)(const void *nf, uint64_t *values);
 
     /* Optional: the flow table key of a packet (default: its 5-tuple,
      * canonicalized for NF_BIDIR_FLOWS); sets 'pkt->reversed' if the packet

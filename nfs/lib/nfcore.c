@@ -628,14 +628,11 @@ nfcore_stats_json(const struct nfcore *c, struct json *j)
     json_u64(j, "released", k->released);
     json_u64(j, "taken", k->taken);
 
-    uint64_t values[64];
-    size_t n = MIN(c->class->n_counters, ARRAY_SIZE(values));
+    const uint64_t *values = (const uint64_t *) (const void *)
+        ((const char *) c->nf + c->class->counters_offset);
     json_obj_open(j, "counters");
-    if (n) {
-        c->class->get_counters(c->nf, values);
-        for (size_t i = 0; i < n; i++) {
-            json_u64(j, c->class->counter_names[i], values[i]);
-        }
+    for (size_t i = 0; i < c->class->n_counters; i++) {
+        json_u64(j, c->class->counter_names[i], values[i]);
     }
     json_obj_close(j);
 }

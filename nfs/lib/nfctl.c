@@ -32,6 +32,14 @@ reply_ok(struct wbuf *reply, const char *fmt, ...)
     wbuf_printf(reply, "ok%s%s\n", words[0] ? " " : "", words);
 }
 
+/* Starts an "ok" reply whose body is JSON. */
+static void
+reply_json(struct wbuf *reply, struct json *j)
+{
+    reply_ok(reply, "%s", "");
+    json_init(j, reply);
+}
+
 static int
 check_argc(const struct request *r, int min, int max, char *err,
            size_t errlen)
@@ -105,8 +113,7 @@ cmd_version(const struct nfctl *ctl, struct request *r, struct wbuf *reply,
     int error = check_argc(r, 1, 1, err, errlen);
 
     if (!error) {
-        reply_ok(reply, "%s", "");
-        json_init(&j, reply);
+        reply_json(reply, &j);
         json_obj_open(&j, NULL);
         json_str(&j, "nf", class->name);
         json_str(&j, "version", UNONF_VERSION);
@@ -127,8 +134,7 @@ cmd_stats(const struct nfctl *ctl, struct request *r, struct wbuf *reply,
     int error = check_argc(r, 1, 1, err, errlen);
 
     if (!error) {
-        reply_ok(reply, "%s", "");
-        json_init(&j, reply);
+        reply_json(reply, &j);
         json_obj_open(&j, NULL);
         nfcore_stats_json(ctl->core, &j);
         if (ctl->stats_hook) {
@@ -149,8 +155,7 @@ cmd_flows(const struct nfctl *ctl, struct request *r, struct wbuf *reply,
                                err, errlen);
 
     if (!error) {
-        reply_ok(reply, "%s", "");
-        json_init(&j, reply);
+        reply_json(reply, &j);
         nfcore_flows_json(ctl->core, &sel, &j);
     }
     return error;

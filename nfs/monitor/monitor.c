@@ -2,6 +2,7 @@
 #include "monitor.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +42,6 @@ monitor_create(const char *config, void **nf, char *err, size_t errlen)
     m->assets = flow_table_create(m->max_assets, sizeof(struct mon_asset));
     *nf = m;
     return 0;
-}
-
-static void
-monitor_get_counters(const void *m_, uint64_t *values)
-{
-    const struct monitor *m = m_;
-    memcpy(values, m->counters, sizeof m->counters);
 }
 
 static void
@@ -114,11 +108,11 @@ const struct nf_class monitor_class = {
     .state_version = MONITOR_STATE_VERSION,
     .flow_data_size = sizeof(struct mon_flow),
     .counter_names = counter_names,
+    .counters_offset = offsetof(struct monitor, counters),
     .n_counters = MON_N_COUNTERS,
     .create = monitor_create,
     .destroy = monitor_destroy,
     .process = monitor_process,
-    .get_counters = monitor_get_counters,
     .flow_encode = monitor_flow_encode,
     .flow_decode = monitor_flow_decode,
     .records_encode = monitor_records_encode,

@@ -41,13 +41,6 @@ nat_create(const char *config, void **nf, char *err, size_t errlen)
     return 0;
 }
 
-static void
-nat_get_counters(const void *nat_, uint64_t *values)
-{
-    const struct nat *nat = nat_;
-    memcpy(values, nat->counters, sizeof nat->counters);
-}
-
 const struct nf_class nat_class = {
     .name = "nat",
     .summary = "source NAT (IPv4; TCP, UDP, ICMP echo) with per-flow mappings",
@@ -63,11 +56,11 @@ const struct nf_class nat_class = {
     .state_version = NAT_STATE_VERSION,
     .flow_data_size = sizeof(struct nat_flow),
     .counter_names = counter_names,
+    .counters_offset = offsetof(struct nat, counters),
     .n_counters = NAT_N_COUNTERS,
     .create = nat_create,
     .destroy = nat_destroy,
     .process = nat_process,
-    .get_counters = nat_get_counters,
     .flow_key = nat_flow_key,
     .flow_admit = nat_flow_admit,
     .flow_release = nat_flow_release,

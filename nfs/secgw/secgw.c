@@ -2,6 +2,7 @@
 #include "secgw.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,13 +56,6 @@ secgw_create(const char *config, void **nf, char *err, size_t errlen)
     return 0;
 }
 
-static void
-secgw_get_counters(const void *gw_, uint64_t *values)
-{
-    const struct secgw *gw = gw_;
-    memcpy(values, gw->counters, sizeof gw->counters);
-}
-
 /* "sas": every SA with its sequence number and counters, as JSON. */
 static int
 secgw_command(void *gw_, int argc, char *argv[], struct wbuf *body,
@@ -112,11 +106,11 @@ const struct nf_class secgw_class = {
     .state_version = SECGW_STATE_VERSION,
     .flow_data_size = 0,
     .counter_names = counter_names,
+    .counters_offset = offsetof(struct secgw, counters),
     .n_counters = SECGW_N_COUNTERS,
     .create = secgw_create,
     .destroy = secgw_destroy,
     .process = secgw_process,
-    .get_counters = secgw_get_counters,
     .flow_encode = secgw_flow_encode,
     .flow_decode = secgw_flow_decode,
     .records_encode = secgw_records_encode,
