@@ -68,7 +68,7 @@ class Wire:
         for f in frames:
             self.sock.send(bytes(f))
 
-    def recv(self, count: int | None = None, timeout: float = 2.0,
+    def recv(self, count: int | None = None, timeout: float = 5.0,
              keep=lambda frame: True, quiet: float | None = None) -> list[bytes]:
         """Frames that arrive and satisfy `keep`, until `count` of them, or
         `timeout` seconds, or (if given) `quiet` seconds without one."""

@@ -82,7 +82,7 @@ def ip_frames(frames: list[bytes]) -> list[bytes]:
     return [f for f in frames if IP in Ether(f)]
 
 
-def wait_processed(nf, count: int, timeout: float = 5.0) -> dict:
+def wait_processed(nf, count: int, timeout: float = 10.0) -> dict:
     """Waits until the NF processed `count` packets; returns its stats."""
     deadline = time.monotonic() + timeout
     while True:
@@ -90,3 +90,15 @@ def wait_processed(nf, count: int, timeout: float = 5.0) -> dict:
         if stats["processed"] >= count or time.monotonic() > deadline:
             return stats
         time.sleep(0.01)
+
+
+def exchange(wire, nf, frames, keep=lambda frame: True) -> list[bytes]:
+    """Sends `frames` and returns what the NF sent back.  It waits until the
+    NF has processed them all (it transmits a batch before counting it), so
+    that a frame's absence means the NF dropped it, however slow the
+    machine."""
+    frames = list(frames)
+    before = nf.ctl.stats()["processed"]
+    wire.send(frames)
+    wait_processed(nf, before + len(frames))
+    return wire.recv(timeout=5.0, quiet=0.2, keep=keep)

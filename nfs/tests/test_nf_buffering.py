@@ -1,6 +1,7 @@
 """Buffering, take and inject: the steps of loss-free migration (issue 8)."""
 import struct
 import threading
+import time
 
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
@@ -38,6 +39,14 @@ def ours(frame: bytes) -> bool:
             and frame[36:38] == b"\x1b\x58")
 
 
+def wait_rx(nf, count: int, timeout: float = 10.0) -> None:
+    """Waits until the NF has received `count` packets."""
+    deadline = time.monotonic() + timeout
+    while nf.ctl.stats()["rx"] < count:
+        assert time.monotonic() < deadline, "NF did not receive everything"
+        time.sleep(0.01)
+
+
 def counts(ctl) -> dict:
     return {f["sport"]: f["packets"] for f in ctl.flows()}
 
@@ -50,7 +59,8 @@ def test_packets_sent_while_buffering_come_out_in_order_on_release(ns, tmp_path)
 
     assert nf.ctl.buffer_start() == 0
     wire.send(numbered(3000, start=100))
-    assert wire.recv(timeout=0.5, keep=ours) == []      # held, not forwarded
+    wait_rx(nf, 3100)
+    assert wire.recv(timeout=0.2, keep=ours) == []      # held, not forwarded
     stats = nf.ctl.stats()
     assert stats["buffering"] and stats["buffered"] == 3000
     assert sum(counts(nf.ctl).values()) == 100           # not processed yet
@@ -74,7 +84,7 @@ def test_packets_arriving_during_a_release_queue_behind_the_held_ones(ns, tmp_pa
     nf = ns.start_nf("monitor", tmp_path)
     nf.ctl.buffer_start()
     wire.send(numbered(40000))
-    wire.recv(timeout=0.5, keep=ours)
+    wait_rx(nf, 40000)
     assert nf.ctl.stats()["buffered"] == 40000
     late = threading.Thread(target=wire.send,
                             args=(numbered(5000, start=40000),))
@@ -94,7 +104,7 @@ def test_buffer_overflow_is_counted_as_drops(ns, tmp_path):
     nf = ns.start_nf("monitor", tmp_path, "--hold-packets", "50")
     nf.ctl.buffer_start()
     wire.send(numbered(80))
-    wire.recv(timeout=0.5, keep=ours)
+    wait_rx(nf, 80)
     stats = nf.ctl.stats()
     assert stats["buffered"] == 50 and stats["hold_drop"] == 30
     assert nf.ctl.buffer_release() == 50
@@ -116,10 +126,10 @@ def test_migration_steps_between_two_instances(ns, tmp_path):
     out = old_wire.recv(count=400, keep=ours)
     old.ctl.buffer_start()
     old_wire.send(numbered(300, start=400))             # held by the old NF
-    old_wire.recv(timeout=0.3, keep=ours)
+    wait_rx(old, 700)
     assert new.ctl.state_put(old.ctl.state_get(), replace=True) == FLOWS
     new_wire.send(numbered(300, start=700))             # "remapped" port
-    new_wire.recv(timeout=0.3, keep=ours)
+    wait_rx(new, 300)
     assert new.ctl.stats()["buffered"] == 300
 
     taken = old.ctl.buffer_take_all()

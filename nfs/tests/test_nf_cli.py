@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from nftraffic import http_session
+from nftraffic import exchange, http_session
 from uno_nfs import nf_binary
 
 NFS = ["noop", "l2fw", "l7fw", "secgw", "monitor", "nat"]
@@ -82,8 +82,7 @@ def test_garbage_frames_never_crash(ns, tmp_path, nf):
         for _ in range(3):
             f[rng.randrange(12, len(f))] = rng.randrange(256)
         frames.append(bytes(f))
-    wire.send(frames)
-    wire.recv(timeout=1.0, quiet=0.5)
+    exchange(wire, proc, frames)
     stats = proc.ctl.stats()
     assert proc.alive()
     assert stats["rx"] >= len(frames)

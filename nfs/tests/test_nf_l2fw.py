@@ -2,7 +2,7 @@
 from scapy.layers.inet import IP, UDP, TCP
 from scapy.layers.l2 import Ether
 
-from nftraffic import ip_frames, ping, tcp, udp, wait_processed
+from nftraffic import exchange, ip_frames, ping, tcp, udp, wait_processed
 from uno_nfs import decode_state
 
 RULES = """
@@ -25,8 +25,7 @@ def test_rules_decide_first_match_wins(ns, tmp_path):
         "web": tcp("10.1.0.1", "10.2.0.1", 3002, 80),
         "ping": ping("10.1.0.1", "10.2.0.1"),
     }
-    wire.send(frames.values())
-    got = ip_frames(wire.recv(timeout=1.0, quiet=0.5))
+    got = ip_frames(exchange(wire, nf, frames.values()))
     assert sorted(got) == sorted([frames["dns"], frames["web"]])
 
     stats = wait_processed(nf, len(frames))
@@ -51,9 +50,8 @@ def test_the_decision_is_per_flow_state_and_moves_with_it(ns, tmp_path):
     a.stop()
     ns.procs.remove(a)
     wire.drain()
-    wire.send([udp("10.1.0.1", "10.2.0.1", 3000, 54),
-               udp("10.1.0.1", "10.2.0.1", 3999, 54)])
-    got = ip_frames(wire.recv(timeout=1.0, quiet=0.5))
+    got = ip_frames(exchange(wire, b, [udp("10.1.0.1", "10.2.0.1", 3000, 54),
+                                       udp("10.1.0.1", "10.2.0.1", 3999, 54)]))
     assert [Ether(f)[UDP].sport for f in got] == [3999]
     flows = {f["sport"]: f["packets"] for f in b.ctl.flows()}
     assert flows == {3000: 4, 3999: 1}

@@ -1,7 +1,8 @@
 """l7fw: nDPI recognises HTTP, TLS (by SNI) and DNS, and blocks per flow."""
 import pytest
 
-from nftraffic import dns_exchange, http_session, ip_frames, tls_session, wait_processed
+from nftraffic import (dns_exchange, exchange, http_session, ip_frames,
+                       tls_session, wait_processed)
 from uno_nfs import decode_state
 
 
@@ -19,9 +20,7 @@ def run(ns, tmp_path, config):
     nf = ns.start_nf("l7fw", tmp_path, config=config)
     traffic = sessions()
     sent = [f for frames in traffic.values() for f in frames]
-    wire.send(sent)
-    got = set(ip_frames(wire.recv(timeout=1.5, quiet=0.7)))
-    wait_processed(nf, len(sent))
+    got = set(ip_frames(exchange(wire, nf, sent)))
     passed = {name: [f in got for f in frames]
               for name, frames in traffic.items()}
     return nf, passed
@@ -72,8 +71,7 @@ def test_a_blocked_verdict_moves_with_the_flow(ns, tmp_path):
     a.stop()
     ns.procs.remove(a)
     wire.drain()
-    wire.send([session[3]])                             # the request again
-    assert ip_frames(wire.recv(timeout=1.0, quiet=0.5)) == []
+    assert ip_frames(exchange(wire, b, [session[3]])) == []   # once more
     flow = next(f for f in decode_state(b.ctl.state_get()).flows
                 if f.key.proto == 6)
     assert flow.nf["blocked"] and flow.nf["app"] == "HTTP"

@@ -3,7 +3,7 @@ from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nftraffic import TO_CLIENT, ip_frames, ping, tcp, udp, wait_processed
+from nftraffic import TO_CLIENT, exchange, ip_frames, ping, tcp, udp, wait_processed
 from uno_nfs import decode_state
 
 EXTERNAL = "203.0.113.1"
@@ -71,8 +71,7 @@ def test_unsolicited_inbound_dropped_other_traffic_passes(ns, tmp_path):
     unsolicited = udp(REMOTE, EXTERNAL, 53, 20005, ether=TO_CLIENT)
     internal = udp("10.0.0.5", "10.1.0.5", 1, 2)
     transit = udp("192.0.2.1", REMOTE, 1, 2)
-    wire.send([unsolicited, internal, transit])
-    got = ip_frames(wire.recv(timeout=1.0, quiet=0.5))
+    got = ip_frames(exchange(wire, nf, [unsolicited, internal, transit]))
     assert sorted(got) == sorted([internal, transit])
     counters = wait_processed(nf, 3)["counters"]
     assert counters["no_mapping"] == 1 and counters["passed"] == 2

@@ -8,6 +8,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Raw
 
+from nftraffic import exchange
 from uno_nfs import NfControlError
 
 ETH = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
@@ -95,8 +96,7 @@ def test_unparsed_packets_are_counted_and_follow_the_policy(ns, tmp_path, policy
     bad_len = bytearray(udp(2))
     bad_len[16:18] = struct.pack("!H", 1400)    # IP total length > frame
     good = udp(3)
-    wire.send([arp, truncated, bytes(bad_len), good])
-    got = wire.recv(timeout=1.0, quiet=0.5)
+    got = exchange(wire, nf, [arp, truncated, bytes(bad_len), good])
     stats = nf.ctl.stats()
     assert stats["unparsed"] == 3
     assert good in got

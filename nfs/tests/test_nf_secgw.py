@@ -8,7 +8,7 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 from scapy.utils import wrpcap
 
-from nftraffic import TO_SERVER, ip_frames, wait_processed
+from nftraffic import TO_SERVER, exchange, ip_frames, wait_processed
 from uno_nfs import decode_state
 
 LOCAL, REMOTE = "192.0.2.1", "192.0.2.2"
@@ -120,9 +120,9 @@ def test_replayed_tampered_and_unknown_packets_are_rejected_and_counted(ns, tmp_
     policy = bytes(TO_SERVER / sa.encrypt(IP(src="10.7.0.1", dst="10.1.0.5")
                                           / UDP(sport=53, dport=9)))
     # Window 64: after 200, 150 is inside (accepted once), 50 is left of it.
-    wire.send([first, first, later, later, bytes(tampered), enc(150),
-               enc(50), wrong_spi, policy])
-    got = ip_frames(wire.recv(timeout=1.0, quiet=0.5))
+    got = ip_frames(exchange(wire, nf, [first, first, later, later,
+                                        bytes(tampered), enc(150), enc(50),
+                                        wrong_spi, policy]))
     assert sorted(Ether(f)[UDP].dport for f in got if UDP in Ether(f)) \
         == [1, 150, 200]
     counters = wait_processed(nf, 9)["counters"]
@@ -152,8 +152,8 @@ def test_sequence_numbers_and_replay_window_move_with_the_state(ns, tmp_path):
     a.stop()
     ns.procs.remove(a)
     wire.drain()
-    wire.send([bytes(TO_SERVER / cleartext(7)), replay])
-    got = wire.recv(timeout=1.0, quiet=0.5, keep=lambda f: IP in Ether(f))
+    got = exchange(wire, b, [bytes(TO_SERVER / cleartext(7)), replay],
+                   keep=lambda f: IP in Ether(f))
     esp = [Ether(f)[ESP] for f in got if ESP in Ether(f)]
     assert [e.seq for e in esp] == [8]            # no sequence number reused
     assert bytes(peer_out_sa().decrypt(Ether(got[0])[IP])) \
