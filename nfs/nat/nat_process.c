@@ -191,10 +191,13 @@ nat_process(struct nf_batch *batch, void *nat_)
 
     NF_BATCH_FOR_EACH (p, batch) {
         const struct flow_key *k = &p->info.key;
+        /* A later fragment has no L4 header to rewrite, even if its key
+         * (ports 0) names a flow. */
+        bool l4 = p->info.flags & PKT_F_L4;
 
-        if (p->flow && p->reversed) {
+        if (p->flow && l4 && p->reversed) {
             translate_in(nat, p);
-        } else if (p->flow) {
+        } else if (p->flow && l4) {
             translate_out(nat, p);
         } else if (k->family == 4 && !memcmp(k->dst, nat->external, 4)) {
             nat->counters[NAT_NO_MAPPING]++;

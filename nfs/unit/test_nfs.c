@@ -189,6 +189,27 @@ test_nat_rewrites_with_valid_checksums(void)
         nfcore_receive(core, &b);
     }
     CHECK_EQ(out.verdict, NF_DROP);
+
+    /* A flow with ports 0 (an echo with identifier 0), then a later
+     * fragment with the same addresses and no room for an ICMP header: it
+     * names the flow but must not be rewritten (found by fuzz_nat_packet). */
+    b.pkts[0].len = (uint32_t) frame_ipv4(f, IPPROTO_UDP, "10.1.2.3",
+                                          "198.51.100.1", 0, 0, 0, NULL, 4);
+    f[14 + 9] = IPPROTO_ICMP;
+    f[34] = 8;                                  /* Echo request, id 0. */
+    memset(f + 35, 0, 7);
+    uint8_t *frag = malloc(14 + 24);
+    memcpy(frag, f, 14 + 20);                   /* Before the NAT rewrites. */
+    nfcore_receive(core, &b);
+    CHECK_EQ(out.verdict, NF_PASS);
+    put_be16(frag + 14 + 2, 24);
+    put_be16(frag + 14 + 6, 0x0010);            /* Offset 128. */
+    b.pkts[0].data = frag;
+    b.pkts[0].len = 14 + 24;
+    nfcore_receive(core, &b);
+    CHECK_EQ(out.verdict, NF_DROP);
+    CHECK_EQ(nfcore_counters(core)->processed, 8);
+    free(frag);
     nfcore_destroy(core);
 }
 
