@@ -13,7 +13,8 @@ middle of the run, divided by the CPU time the NF spent in that window
 this kernel does not account IRQ time separately).  That is its capacity on
 one core, whether or not the generator saturates it, and it holds up when
 other work shares the machine; the wall-clock rate and CPU use are recorded
-too.  Each point is the median of REPEAT runs, interleaved across NFs.  Frame sizes count the 4-byte FCS, as Ethernet does; Gbps are
+too.  Each point is the median of REPEAT runs, interleaved across NFs.  Frame sizes count
+the 4-byte FCS, as Ethernet does; Gbps are
 L2 (frame bits, no preamble or gap).
 
     BENCH=nfs make bench         # writes bench/results/nfs.json
@@ -60,7 +61,7 @@ class _Testbed:
     def __init__(self):
         self.ns = f"unonfbench{os.getpid()}"
 
-    def __enter__(self) -> "_Testbed":
+    def __enter__(self) -> _Testbed:
         _run("ip", "netns", "add", self.ns)
         ex = ("ip", "netns", "exec", self.ns)
         _run(*ex, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")

@@ -19,8 +19,7 @@ from scapy.packet import Raw
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 from nfenv import Netns  # noqa: E402
-from nftraffic import (TO_SERVER, dns_exchange, http_session, ping,  # noqa: E402
-                       tcp_session, tls_session, udp)
+from nftraffic import TO_SERVER, dns_exchange, http_session, ping, tcp_session, tls_session, udp  # noqa: E402
 
 SEEDS = HERE / "seeds"
 NFS = ["l2fw", "l7fw", "secgw", "monitor", "nat"]

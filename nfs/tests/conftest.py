@@ -4,7 +4,6 @@ import os
 import subprocess
 
 import pytest
-
 from nfenv import Netns
 
 NFS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

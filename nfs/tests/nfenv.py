@@ -145,7 +145,7 @@ class Netns:
         self.procs: list[NfProcess] = []
         self.wires: list[Wire] = []
 
-    def __enter__(self) -> "Netns":
+    def __enter__(self) -> Netns:
         run("ip", "netns", "add", self.name)
         self.exec("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
         self.exec("sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
@@ -198,9 +198,9 @@ class Netns:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         try:
             nf = NfProcess(name, proc, control, log)
-        except Exception:
+        except Exception as exc:
             proc.kill()
             proc.wait()
-            raise RuntimeError(f"{name} did not start: {log.read_text()}")
+            raise RuntimeError(f"{name} did not start: {log.read_text()}") from exc
         self.procs.append(nf)
         return nf

@@ -3,8 +3,8 @@ import random
 import subprocess
 
 import pytest
-
 from nftraffic import exchange, http_session
+
 from uno_nfs import nf_binary
 
 NFS = ["noop", "l2fw", "l7fw", "secgw", "monitor", "nat"]

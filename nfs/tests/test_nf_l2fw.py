@@ -1,8 +1,8 @@
 """l2fw: 5-tuple ACL, decided per flow."""
-from scapy.layers.inet import IP, UDP, TCP
+from nftraffic import exchange, ip_frames, ping, tcp, udp, wait_processed
+from scapy.layers.inet import UDP
 from scapy.layers.l2 import Ether
 
-from nftraffic import exchange, ip_frames, ping, tcp, udp, wait_processed
 from uno_nfs import decode_state
 
 RULES = """

@@ -1,8 +1,7 @@
 """l7fw: nDPI recognises HTTP, TLS (by SNI) and DNS, and blocks per flow."""
 import pytest
+from nftraffic import dns_exchange, exchange, http_session, ip_frames, tls_session, wait_processed
 
-from nftraffic import (dns_exchange, exchange, http_session, ip_frames,
-                       tls_session, wait_processed)
 from uno_nfs import decode_state
 
 

@@ -1,6 +1,6 @@
 """monitor: passive asset monitoring, forwarding everything unchanged."""
-from nftraffic import (dns_exchange, http_session, ip_frames, tcp_session,
-                       wait_processed)
+from nftraffic import dns_exchange, http_session, ip_frames, tcp_session, wait_processed
+
 from uno_nfs import decode_state
 
 LINUX_SYN = [("MSS", 1460), ("SAckOK", b""), ("Timestamp", (1, 0)),

@@ -1,9 +1,9 @@
 """nat: source NAT with per-flow mappings."""
+from nftraffic import TO_CLIENT, exchange, ip_frames, ping, tcp, udp, wait_processed
 from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from nftraffic import TO_CLIENT, exchange, ip_frames, ping, tcp, udp, wait_processed
 from uno_nfs import decode_state
 
 EXTERNAL = "203.0.113.1"

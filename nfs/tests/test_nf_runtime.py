@@ -4,11 +4,11 @@ import socket
 import struct
 
 import pytest
+from nftraffic import exchange
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import ARP, Ether
 from scapy.packet import Raw
 
-from nftraffic import exchange
 from uno_nfs import NfControlError
 
 ETH = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")

@@ -2,13 +2,13 @@
 SecurityAssociation and tshark's ESP dissector."""
 import subprocess
 
+from nftraffic import TO_SERVER, exchange, ip_frames, wait_processed
 from scapy.layers.inet import IP, UDP
 from scapy.layers.ipsec import ESP, SecurityAssociation
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 from scapy.utils import wrpcap
 
-from nftraffic import TO_SERVER, exchange, ip_frames, wait_processed
 from uno_nfs import decode_state
 
 LOCAL, REMOTE = "192.0.2.1", "192.0.2.2"

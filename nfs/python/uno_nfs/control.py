@@ -10,8 +10,8 @@ import json
 import socket
 import struct
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 FlowSpec = Sequence  # (proto, src, sport, dst, dport)
 
@@ -98,7 +98,7 @@ class NfControl:
     def close(self) -> None:
         self.sock.close()
 
-    def __enter__(self) -> "NfControl":
+    def __enter__(self) -> NfControl:
         return self
 
     def __exit__(self, *exc) -> None:
