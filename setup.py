@@ -46,6 +46,7 @@ setup(
         "pulp==3.3.2",
         "highspy==1.15.1",
         "prometheus-client==0.26.0",
+        "waitress==3.0.2",
     ],
     extras_require={
         "test": [
@@ -60,6 +61,7 @@ setup(
     entry_points={
         "console_scripts": [
             "unoctl=uno_agent.unoctl:main",
+            "uno-agent=uno_agent.daemon:main",
         ],
     },
 )

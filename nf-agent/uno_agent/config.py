@@ -18,10 +18,12 @@ DEFAULTS: dict = {
     "token_file": None,             # a file holding the X-Auth-Token; None = no authentication
     "platform": {"prefix": "uno-", "state_dir": "/run/uno"},
     "oneswitch_url": "http://127.0.0.1:8181",
+    "oneswitch_openflow": "tcp:127.0.0.1:6634",   # OneSwitch's passive listener: virtual flow counters
     "database": None,               # None = <state_dir>/<prefix>/agent/inventory.db
     "nf_bin_dir": str(REPO_ROOT / "nfs" / "build" / "bin"),
     "flavors_file": None,           # extra or replacement flavors (JSON list), merged by id
     "launcher": "process",
+    "libvirt_uri": "lxc:///system",  # with launcher "libvirt"
     "monitor": {
         "enabled": True,
         "interval_s": 2.0,          # polling period of switch counters
@@ -55,11 +57,13 @@ class AgentConfig:
     prefix: str
     state_dir: str
     oneswitch_url: str
+    oneswitch_openflow: str
     database: pathlib.Path
     run_dir: pathlib.Path
     nf_bin_dir: pathlib.Path
     flavors_file: pathlib.Path | None
     launcher: str
+    libvirt_uri: str
     monitor: MonitorConfig
 
 
@@ -145,8 +149,9 @@ def _validate(raw: dict) -> AgentConfig:
     return AgentConfig(
         host=host, port=int(port_text), token=token, prefix=prefix, state_dir=state_dir,
         oneswitch_url=_typed(raw, "oneswitch_url", str).rstrip("/"),
+        oneswitch_openflow=_typed(raw, "oneswitch_openflow", str),
         database=pathlib.Path(database) if database else agent_dir / "inventory.db",
         run_dir=agent_dir, nf_bin_dir=pathlib.Path(_typed(raw, "nf_bin_dir", str)),
         flavors_file=pathlib.Path(flavors_file) if flavors_file else None,
-        launcher=launcher, monitor=monitor,
+        launcher=launcher, libvirt_uri=_typed(raw, "libvirt_uri", str), monitor=monitor,
     )

@@ -25,13 +25,12 @@ import logging
 import time
 from collections.abc import Callable
 
-from uno_nfs import NfControl, NfControlError
-
 from uno_agent.catalog import Flavor
 from uno_agent.errors import AgentError, Conflict
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Launcher
 from uno_agent.oneswitch import PortMapper
+from uno_nfs import NfControl, NfControlError
 
 log = logging.getLogger(__name__)
 

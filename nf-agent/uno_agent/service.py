@@ -131,14 +131,14 @@ class AgentService:
                                          self.traffic_matrix.rates(), now=self.clock())
         side = decision.servers[server.id]
         self._record_decision(decision)
-        server = self.inventory.update(server.id, side=side, port=self._free_port_name())
+        server = self.inventory.update(server.id, side=side, port=self.free_port_name())
         nf = self.launcher.start_nf(server.id, flavor.binary, side, server.port, nf_config)
         server = self.inventory.update(server.id, pid=nf.pid, pid_start=nf.pid_start, control=nf.control,
                                        netns=nf.netns)
         vport = self.portmap.add(side, server.port)
         return self.inventory.update(server.id, vport=vport, status="ACTIVE")
 
-    def _free_port_name(self) -> str:
+    def free_port_name(self) -> str:
         taken = {s.port for s in self.inventory.list() if s.port}
         if self.migrator is not None:
             taken |= self.migrator.ports_in_use()
