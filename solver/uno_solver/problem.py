@@ -20,8 +20,9 @@ import numpy as np
 
 from .graph import HOST, Graph, Node
 
-# Slack allowed on a limit (Gbps or resource units): values are floats summed in varying order.
-FEAS_TOL = 1e-7
+# Slack allowed on a limit (Gbps or resource units): sums of floats differ with their order, and
+# ILP solvers accept rows violated by up to about 1e-7 of their scale.
+FEAS_TOL = 1e-6
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,6 +17,8 @@ from .blocks import Large, Options
 from .decompose import Reduced
 
 _GAIN = 1e-9          # a move must gain at least this much to count as an improvement
+# Stricter than the final check of a placement, so what the search accepts always passes it.
+_TOL = FEAS_TOL / 2
 _PAIR_CANDIDATES = 200
 
 
@@ -30,7 +32,7 @@ class Point:
     w: np.ndarray
 
     def feasible(self, rhs: np.ndarray) -> bool:
-        return bool(np.all(self.w <= rhs + FEAS_TOL))
+        return bool(np.all(self.w <= rhs + _TOL))
 
 
 class Moves:
@@ -117,7 +119,7 @@ def _improve(moves: Moves, pt: Point) -> Point:
     rhs = moves.red.rhs
     while True:
         d_cost, d_w = moves.deltas(pt)
-        fits = np.all(pt.w + d_w <= rhs + FEAS_TOL, axis=1)
+        fits = np.all(pt.w + d_w <= rhs + _TOL, axis=1)
         better = fits & (d_cost < -_GAIN)
         if better.any():
             pt = moves.apply(pt, int(np.argmin(np.where(better, d_cost, np.inf))))
@@ -142,7 +144,7 @@ def _best_pair(moves: Moves, pt: Point, d_cost: np.ndarray, d_w: np.ndarray,
     gainers = gainers[np.argsort(d_cost[gainers])[:_PAIR_CANDIDATES]]
     helpers = helpers[np.argsort(d_cost[helpers])[:_PAIR_CANDIDATES]]
     total = d_cost[gainers][:, None] + d_cost[helpers][None, :]
-    fit = np.all(pt.w + d_w[gainers][:, None, :] + d_w[helpers][None, :, :] <= rhs + FEAS_TOL, axis=2)
+    fit = np.all(pt.w + d_w[gainers][:, None, :] + d_w[helpers][None, :, :] <= rhs + _TOL, axis=2)
     same = moves.owner(gainers)[:, None] == moves.owner(helpers)[None, :]
     total = np.where(fit & ~same, total, np.inf)
     g, h = np.unravel_index(int(np.argmin(total)), total.shape)

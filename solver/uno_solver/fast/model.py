@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
+from .. import highs
+
 from .blocks import Large, Options
 from .decompose import Reduced
-
-INF = highspy.kHighsInf
 
 @dataclass(frozen=True, eq=False)
 class Solution:
@@ -63,13 +63,13 @@ class Master:
         ycol = self.n_opt + int(allowed.sum()) + np.arange(len(self.y_e))
         yrow = n_comp + n_large + 2 * np.arange(len(self.y_e))
         side = n_comp + n_large + 2 * len(self.y_e)
-        n_row = side + m
-        rows, cols, vals = [], [], []
+        rows: list[np.ndarray] = []
+        cols: list[np.ndarray] = []
+        vals: list[np.ndarray] = []
 
-        def add(r: np.ndarray, c: np.ndarray, v: np.ndarray) -> None:
+        def add(r: np.ndarray | int, c: np.ndarray, v: np.ndarray | float) -> None:
             r, c, v = np.broadcast_arrays(r, c, v)
-            keep = v != 0
-            rows.append(r[keep].ravel()), cols.append(c[keep].ravel()), vals.append(v[keep].ravel())
+            rows.append(r.ravel()), cols.append(c.ravel()), vals.append(v.ravel().astype(float))
 
         cost = np.zeros(self.n_col)
         opt_cols = np.arange(self.n_opt)
@@ -99,33 +99,22 @@ class Master:
         add(side + self.y_s, ycol, large.gbps[self.y_e])
         cost[ycol] = large.cost[self.y_e]
 
-        row, col, val = (np.concatenate(a) for a in (rows, cols, vals))
-        order = np.lexsort((row, col))
-        row, col, val = row[order], col[order], val[order]
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = self.n_col, n_row
-        lp.col_cost_ = cost
-        lp.offset_ = red.const
-        lp.col_lower_ = np.zeros(self.n_col)
-        lp.col_upper_ = np.ones(self.n_col)
-        lp.row_lower_ = np.r_[np.ones(n_comp + n_large), np.full(2 * len(self.y_e) + m, -INF)]
-        lp.row_upper_ = np.r_[np.ones(n_comp + n_large), np.zeros(2 * len(self.y_e)), red.rhs]
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = np.searchsorted(col, np.arange(self.n_col + 1)).astype(np.int32)
-        lp.a_matrix_.index_ = row.astype(np.int32)
-        lp.a_matrix_.value_ = val.astype(float)
-        return lp
+        n_eq = n_comp + n_large
+        n_le = 2 * len(self.y_e)
+        return highs.model(cost, np.r_[np.ones(n_eq), np.full(n_le + m, -highs.INF)],
+                           np.r_[np.ones(n_eq), np.zeros(n_le), red.rhs], rows, cols, vals, offset=red.const)
 
     def solve_lp(self, time_limit: float) -> Solution:
-        h = _highs(time_limit)
+        h = highs.new(time_limit)
         h.passModel(self.lp)
         h.run()
         return _solution(h, self.n_col, mip=False)
 
     def solve_mip(self, lower: np.ndarray, upper: np.ndarray, start: np.ndarray | None,
                   rel_gap: float, abs_gap: float, time_limit: float) -> Solution:
-        h = _highs(time_limit)
+        h = highs.new(time_limit)
         h.setOptionValue("mip_rel_gap", rel_gap)
+        h.setOptionValue("mip_feasibility_tolerance", 1e-8)
         h.setOptionValue("mip_abs_gap", abs_gap)
         h.passModel(self.lp)
         h.changeColsBounds(self.n_col, np.arange(self.n_col, dtype=np.int32), lower, upper)
@@ -157,15 +146,6 @@ class Master:
         xv = np.where(self.xcol >= 0, value[np.maximum(self.xcol, 0)], -1.0)
         cloc = np.argmax(xv, axis=1) if len(xv) else np.zeros(0, dtype=np.int64)
         return order[first], cloc
-
-
-def _highs(time_limit: float) -> highspy.Highs:
-    h = highspy.Highs()
-    h.silent()
-    h.setOptionValue("random_seed", 0)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("time_limit", max(float(time_limit), 1e-3))
-    return h
 
 
 def _solution(h: highspy.Highs, n_col: int, mip: bool) -> Solution:

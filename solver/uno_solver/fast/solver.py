@@ -62,10 +62,10 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
     mip = master.solve_mip(lower, upper, begin, rel_gap, ABS_GAP, left())
     if mip.status == "Infeasible":
         return _outcome(master, incumbent, math.inf if incumbent is None else ub)
-    if np.all(np.isfinite(mip.value)) and mip.objective < ub:
-        chosen, cloc = master.decode(mip.value)
-        incumbent = _point(master, chosen, cloc)
-        ub = incumbent.cost
+    if np.all(np.isfinite(mip.value)):
+        found = _point(master, *master.decode(mip.value))
+        if found.feasible(red.rhs) and found.cost < ub:
+            incumbent, ub = found, found.cost
     return _outcome(master, incumbent, max(lb, min(mip.bound, ub)))
 
 
