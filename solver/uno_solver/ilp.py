@@ -20,14 +20,15 @@ sNICs crosses both links); the migration cost and the secondary PCIe costs, all 
 `Problem.loc_cost` and `Problem.edge_cost`.
 
 Solved by the CBC bundled with PuLP (or HiGHS through PuLP). PuLP's status says "Optimal" even
-when CBC stopped on its time limit, so the outcome is read from `sol_status`, and the bound from
-CBC's log.
+when CBC stopped on its time limit, so the outcome is read from `sol_status` (with `status` only
+to recognise "Integer infeasible"), and the bound from CBC's log.
 """
 from __future__ import annotations
 
 import math
 import re
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -42,13 +43,13 @@ BACKENDS = ("cbc", "highs")
 def build(problem: Problem) -> tuple[pulp.LpProblem, list[list[pulp.LpAffineExpression]]]:
     """The ILP and, per node, the 0/1 expression of each location (host first)."""
     model = pulp.LpProblem("uno_placement", pulp.LpMinimize)
-    p = [pulp.LpVariable(f"p_{i}", cat=pulp.LpBinary) for i in range(problem.n)]
+    p = [model.add_variable(f"p_{i}", cat=pulp.LpBinary) for i in range(problem.n)]
     if problem.k == 1:
         at = [[p[i], 1 - p[i]] for i in range(problem.n)]
     else:
         at = []
         for i in range(problem.n):
-            q = [pulp.LpVariable(f"q_{i}_{s}", cat=pulp.LpBinary) for s in range(problem.k)]
+            q = [model.add_variable(f"q_{i}_{s}", cat=pulp.LpBinary) for s in range(problem.k)]
             model += p[i] + pulp.lpSum(q) == 1, f"one_place_{i}"
             at.append([p[i]] + q)
     for i, j in zip(*np.nonzero(~problem.allowed)):
@@ -59,7 +60,7 @@ def build(problem: Problem) -> tuple[pulp.LpProblem, list[list[pulp.LpAffineExpr
     load: list[list[pulp.LpAffineExpression]] = [[] for _ in range(problem.k)]
     for e, (u, v) in enumerate(zip(problem.edge_u, problem.edge_v)):
         for s in range(problem.k):
-            d = pulp.LpVariable(f"d_{e}_{s}", cat=pulp.LpBinary)
+            d = model.add_variable(f"d_{e}_{s}", cat=pulp.LpBinary)
             model += d >= at[u][s + 1] - at[v][s + 1], f"cut_{e}_{s}_a"
             model += d >= at[v][s + 1] - at[u][s + 1], f"cut_{e}_{s}_b"
             load[s].append(float(problem.edge_gbps[e]) * d)
@@ -75,20 +76,31 @@ def build(problem: Problem) -> tuple[pulp.LpProblem, list[list[pulp.LpAffineExpr
     return model, at
 
 
-def solve(problem: Problem, rel_gap: float, time_limit: float | None, backend: str = "cbc") -> Outcome:
+def solve(problem: Problem, rel_gap: float, time_limit: float | None, backend: str = "cbc",
+          cbc_preprocess: bool = False) -> Outcome:
+    """Solve the ILP. CBC's preprocessing is off unless asked for: the CBC 2.10.3 bundled with PuLP
+    returns wrong "optimal" placements with it on some of our small graphs (a known CglProbing
+    bug, coin-or/Cbc#293); the benchmark turns it on to time CBC as shipped."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown ILP backend '{backend}' (have: {', '.join(BACKENDS)})")
     model, at = build(problem)
     with tempfile.TemporaryDirectory(prefix="uno-ilp-") as tmp:
         log = Path(tmp) / "solver.log"
         if backend == "cbc":
-            solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=rel_gap, gapAbs=ABS_GAP,
-                                       threads=1, logPath=str(log))
+            with warnings.catch_warnings():
+                # PuLP 3.3 deprecates its bundled CBC in favour of PuLP 4's separate package;
+                # the bundled one is what this project pins (DESIGN.md, "Libraries").
+                warnings.simplefilter("ignore", DeprecationWarning)
+                solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=rel_gap, gapAbs=ABS_GAP,
+                                           threads=1, logPath=str(log),
+                                           options=[] if cbc_preprocess else ["preprocess off"])
         else:
             solver = pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=rel_gap, gapAbs=ABS_GAP, threads=1)
         model.solve(solver)
         text = log.read_text() if log.exists() else ""
-    if model.sol_status == pulp.LpSolutionInfeasible:
+    # CBC reports a MIP without integer solution as "Integer infeasible": status Infeasible but
+    # sol_status "no solution found" (which also means "stopped on the time limit").
+    if pulp.LpSolutionInfeasible in (model.sol_status, model.status):
         return Outcome(None, math.inf)
     found = model.sol_status in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
     if backend == "highs":
@@ -98,8 +110,16 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None, backend: s
         bound = _cbc_bound(text, model, proven=model.sol_status == pulp.LpSolutionOptimal)
     if not found:
         return Outcome(None, bound)
-    loc = np.array([int(np.argmax([pulp.value(x) for x in row])) for row in at])
-    return Outcome(loc, bound)
+    return Outcome(np.array([_location(row, problem.allowed[i]) for i, row in enumerate(at)]), bound)
+
+
+def _location(row: list[pulp.LpAffineExpression], allowed: np.ndarray) -> int:
+    """The location whose 0/1 expression is 1. A node in no row and without cost is left out of
+    the model file by PuLP (its value stays None): any allowed location is then as good."""
+    values = [pulp.value(x) for x in row]
+    if any(v is None for v in values):
+        return int(np.argmax(allowed))
+    return int(np.argmax(values))
 
 
 _CBC_VALUE = re.compile(r"^(Objective value|Lower bound|Best possible):\s*(-?[\d.eE+-]+)", re.MULTILINE)
@@ -111,6 +131,8 @@ def _cbc_bound(log: str, model: pulp.LpProblem, proven: bool) -> float:
     values = {name: float(value) for name, value in _CBC_VALUE.findall(log)}
     bound = values.get("Lower bound", values.get("Best possible"))
     objective = pulp.value(model.objective)
+    if objective is None:  # no solution values, or an objective without terms
+        objective = model.objective.constant if model.sol_status == pulp.LpSolutionOptimal else None
     if bound is None:
         return float(objective) if proven and objective is not None else -math.inf
     if objective is not None and "Objective value" in values:
