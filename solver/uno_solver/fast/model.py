@@ -2,14 +2,17 @@
 of the large ones, coupled by the side rows (PCIe load per sNIC, capacity per sNIC and resource).
 
 Columns, in this order:
-  z_o      one per option (binary); a convexity row per small component picks one
-  x_{p,l}  one per large node p and allowed location l (binary); an assignment row per node
-  y_{e,s}  one per large edge e and sNIC s that both ends may use: y >= |x_{u,s} - x_{v,s}| says
-           whether the edge crosses PCIe link s (continuous in [0, 1]; 0/1 once x is)
+  z_o         one per option (binary); a convexity row per small component picks one
+  x_{p,s}     one per large node p and sNIC s it may use (binary): p runs on sNIC s. The host is
+              what is left, 1 - sum_s x_{p,s} (a row keeps the sum <= 1, or = 1 when p may not
+              run on the host), so the host's cost and row use become constants.
+  y+, y-      one pair per large edge e and sNIC s both ends may use, with
+              x_{u,s} - x_{v,s} = y+ - y-: y+ + y- is 1 when the edge crosses PCIe link s
+              (continuous; both in [0, 1])
 An edge with only one end allowed on sNIC s crosses link s exactly when that end is there, so its
-load and cost go on that x column and need no y. Loads and costs are non-negative, so making y
-larger than the crossing never helps, and the LP relaxation equals the Lagrangian dual of the side
-rows over the min-cut subproblem.
+load and cost go on that x column. Loads and costs are non-negative, so y+ + y- never exceeds
+|x_u - x_v| in an optimum that matters, and the LP relaxation equals the Lagrangian dual of the side
+rows over the min-cut subproblem. (The difference form has one row per edge instead of two.)
 """
 from __future__ import annotations
 
@@ -19,9 +22,9 @@ import highspy
 import numpy as np
 
 from .. import highs
-
 from .blocks import Large, Options
 from .decompose import Reduced
+
 
 @dataclass(frozen=True, eq=False)
 class Solution:
@@ -37,32 +40,30 @@ class Solution:
 class Master:
     """The HiGHS model of a reduced problem; each solve runs on a fresh HiGHS instance.
 
-    Invariant: column j is z for j < n_opt, then x (xcol[p, l], -1 where l is not allowed), then y
-    (y_e, y_s: edge and sNIC of each y column); `integer` marks the z and x columns.
+    Invariant: column j is z for j < n_opt; then x, xcol[p, l] for sNIC location l >= 1 (-1 where
+    not allowed; column 0, the host, is always -1); then the y pairs, y+ at y0 + 2j and y- at
+    y0 + 2j + 1 for edge y_e[j] and sNIC y_s[j]. `integer` marks the z and x columns.
     """
 
     def __init__(self, red: Reduced, opts: Options, large: Large) -> None:
         self.red, self.opts, self.large = red, opts, large
-        k = red.cross.shape[2]
-        n_loc = k + 1
         allowed = np.isfinite(large.unary_cost)
+        self.host_ok = allowed[:, 0]
         self.n_opt = len(opts.cost)
-        self.xcol = np.full((len(large.nodes), n_loc), -1)
-        self.xcol[allowed] = self.n_opt + np.arange(int(allowed.sum()))
-        n_x = int(allowed.sum())
+        on_snic = allowed.copy()
+        on_snic[:, 0] = False
+        self.xcol = np.full(allowed.shape, -1)
+        self.xcol[on_snic] = self.n_opt + np.arange(int(on_snic.sum()))
+        self.y0 = self.n_opt + int(on_snic.sum())
         both = allowed[large.eu][:, 1:] & allowed[large.ev][:, 1:]                 # (E, k)
         self.y_e, self.y_s = np.nonzero(both)
-        self.n_col = self.n_opt + n_x + len(self.y_e)
-        self.integer = np.arange(self.n_col) < self.n_opt + n_x
+        self.n_col = self.y0 + 2 * len(self.y_e)
+        self.integer = np.arange(self.n_col) < self.y0
         self.lp = self._build(allowed)
 
     def _build(self, allowed: np.ndarray) -> highspy.HighsLp:
         red, opts, large = self.red, self.opts, self.large
-        k, m = red.cross.shape[2], red.m
-        n_comp, n_large = opts.n_comp, len(large.nodes)
-        ycol = self.n_opt + int(allowed.sum()) + np.arange(len(self.y_e))
-        yrow = n_comp + n_large + 2 * np.arange(len(self.y_e))
-        side = n_comp + n_large + 2 * len(self.y_e)
+        m, n_comp = red.m, opts.n_comp
         rows: list[np.ndarray] = []
         cols: list[np.ndarray] = []
         vals: list[np.ndarray] = []
@@ -71,38 +72,50 @@ class Master:
             r, c, v = np.broadcast_arrays(r, c, v)
             rows.append(r.ravel()), cols.append(c.ravel()), vals.append(v.ravel().astype(float))
 
+        # rows: option convexity, node "at most one sNIC" (where needed), y pairs, side rows
+        several = (self.xcol >= 0).sum(axis=1) > 1
+        node_rows = np.flatnonzero(several | ~self.host_ok)
+        node_row = np.full(len(large.nodes), -1)
+        node_row[node_rows] = n_comp + np.arange(len(node_rows))
+        yrow = n_comp + len(node_rows) + np.arange(len(self.y_e))
+        side = n_comp + len(node_rows) + len(self.y_e)
+
         cost = np.zeros(self.n_col)
         opt_cols = np.arange(self.n_opt)
         cost[opt_cols] = opts.cost
         add(opts.comp, opt_cols, 1.0)
         add(side + np.arange(m)[None, :], opt_cols[:, None], opts.w)
 
-        p, l = np.nonzero(allowed)
+        # x: measured against the host, whose cost and row use become constants
+        base_cost = np.where(self.host_ok, large.unary_cost[:, 0], 0.0)
+        base_w = np.where(self.host_ok[:, None], large.unary_w[:, 0], 0.0)
+        p, l = np.nonzero(self.xcol >= 0)
         xc = self.xcol[p, l]
-        cost[xc] = large.unary_cost[p, l]
-        add(n_comp + p, xc, 1.0)
-        add(side + np.arange(m)[None, :], xc[:, None], large.unary_w[p, l])
+        cost[xc] = large.unary_cost[p, l] - base_cost[p]
+        add(side + np.arange(m)[None, :], xc[:, None], large.unary_w[p, l] - base_w[p])
+        has_row = node_row[p] >= 0
+        add(node_row[p[has_row]], xc[has_row], 1.0)
 
-        # An edge and sNIC with exactly one end allowed there: load and cost on that end's x.
+        # an edge and sNIC with exactly one end allowed there: load and cost on that end's x
         for mine, other in ((large.eu, large.ev), (large.ev, large.eu)):
             e, s = np.nonzero(allowed[mine][:, 1:] & ~allowed[other][:, 1:])
             c = self.xcol[mine[e], s + 1]
             add(side + s, c, large.gbps[e])
             np.add.at(cost, c, large.cost[e])
 
-        u = self.xcol[large.eu[self.y_e], self.y_s + 1]
-        v = self.xcol[large.ev[self.y_e], self.y_s + 1]
-        for r, sign in ((yrow, 1.0), (yrow + 1, -1.0)):
-            add(r, u, sign)
-            add(r, v, -sign)
-            add(r, ycol, -1.0)
-        add(side + self.y_s, ycol, large.gbps[self.y_e])
-        cost[ycol] = large.cost[self.y_e]
+        ypos = self.y0 + 2 * np.arange(len(self.y_e))
+        add(yrow, self.xcol[large.eu[self.y_e], self.y_s + 1], 1.0)
+        add(yrow, self.xcol[large.ev[self.y_e], self.y_s + 1], -1.0)
+        add(yrow, ypos, -1.0)
+        add(yrow, ypos + 1, 1.0)
+        for c in (ypos, ypos + 1):
+            add(side + self.y_s, c, large.gbps[self.y_e])
+            cost[c] = large.cost[self.y_e]
 
-        n_eq = n_comp + n_large
-        n_le = 2 * len(self.y_e)
-        return highs.model(cost, np.r_[np.ones(n_eq), np.full(n_le + m, -highs.INF)],
-                           np.r_[np.ones(n_eq), np.zeros(n_le), red.rhs], rows, cols, vals, offset=red.const)
+        node_lower = np.where(self.host_ok[node_rows], -highs.INF, 1.0)
+        lower = np.r_[np.ones(n_comp), node_lower, np.zeros(len(self.y_e)), np.full(m, -highs.INF)]
+        upper = np.r_[np.ones(n_comp + len(node_rows)), np.zeros(len(self.y_e)), red.rhs - base_w.sum(axis=0)]
+        return highs.model(cost, lower, upper, rows, cols, vals, offset=red.const + base_cost.sum())
 
     def solve_lp(self, time_limit: float) -> Solution:
         h = highs.new(time_limit)
@@ -133,18 +146,23 @@ class Master:
         """Column values of the placement given by one option per component and large-node locations."""
         col = np.zeros(self.n_col)
         col[chosen] = 1.0
-        col[self.xcol[np.arange(len(cloc)), cloc]] = 1.0
-        eu, ev = self.large.eu[self.y_e], self.large.ev[self.y_e]
-        col[self.n_col - len(self.y_e):] = (cloc[eu] == self.y_s + 1) != (cloc[ev] == self.y_s + 1)
+        on = cloc > 0
+        col[self.xcol[np.flatnonzero(on), cloc[on]]] = 1.0
+        at_u = cloc[self.large.eu[self.y_e]] == self.y_s + 1
+        at_v = cloc[self.large.ev[self.y_e]] == self.y_s + 1
+        ypos = self.y0 + 2 * np.arange(len(self.y_e))
+        col[ypos] = at_u & ~at_v
+        col[ypos + 1] = at_v & ~at_u
         return col
 
     def decode(self, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Largest option per component and largest location per large node (a rounding of LP values)."""
+        """Largest option per component and likeliest location per large node (a rounding of LP values)."""
         comp = self.opts.comp
         order = np.lexsort((-value[:self.n_opt], comp))
         first = np.r_[True, comp[order][1:] != comp[order][:-1]] if len(order) else np.zeros(0, bool)
-        xv = np.where(self.xcol >= 0, value[np.maximum(self.xcol, 0)], -1.0)
-        cloc = np.argmax(xv, axis=1) if len(xv) else np.zeros(0, dtype=np.int64)
+        share = np.where(self.xcol >= 0, value[np.maximum(self.xcol, 0)], -np.inf)
+        share[:, 0] = np.where(self.host_ok, 1.0 - np.where(self.xcol >= 0, share, 0.0).sum(axis=1), -np.inf)
+        cloc = np.argmax(share, axis=1) if len(share) else np.zeros(0, dtype=np.int64)
         return order[first], cloc
 
 
