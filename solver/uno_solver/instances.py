@@ -5,7 +5,9 @@
 - `random_graph`: sparse random graphs (1.5 edges per node) over the same NF catalogue.
 - `fig16_graph`: the UNO paper's §5.3 experiment (9 VMs, 18 DPI NFs, D = 36 sNIC cores).
 - `small_graph`: tiny random graphs exercising every feature, for brute-force cross-checks.
-Needs come from per-Gbps profiles (`NF_TYPES`), as the NF agent would give them.
+Needs come from per-Gbps profiles (`NF_TYPES`), as the NF agent would give them. The objective of
+the chain and random graphs is the NFs' host CPU cores (memory only limits the sNIC); VMs are
+given no needs, as they add the same constant to every placement.
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ def chain_graph(n: int, seed: int, tight: bool) -> Graph:
     rates: dict[tuple[str, str], float] = {}
     while len(nodes) < n:
         vm = f"vm{len(vms)}"
-        nodes.append({"id": vm, "kind": "vm", "needs": {"host": {"cpu": 2.0, "mem": 4.0}}})
+        nodes.append({"id": vm, "kind": "vm"})
         east_west = bool(vms) and rng.random() < 0.25
         dest = str(rng.choice(vms)) if east_west else str(rng.choice(ports))
         vms.append(vm)
@@ -85,7 +87,7 @@ def random_graph(n: int, seed: int, tight: bool) -> Graph:
     rng = np.random.default_rng(seed)
     n_ports, n_vms = max(1, n // 50), max(1, n // 10)
     nodes: list[dict[str, Any]] = [{"id": f"eth{p}", "kind": "port"} for p in range(n_ports)]
-    nodes += [{"id": f"vm{v}", "kind": "vm", "needs": {"host": {"cpu": 2.0, "mem": 4.0}}} for v in range(n_vms)]
+    nodes += [{"id": f"vm{v}", "kind": "vm"} for v in range(n_vms)]
     nodes += [nf_node(f"nf{i}", str(rng.choice(list(NF_TYPES)))) for i in range(n - n_ports - n_vms)]
     m = int(1.5 * n)
     src, dst = rng.integers(n, size=m), rng.integers(n, size=m)
@@ -103,6 +105,7 @@ def _with_limits(nodes: list[dict[str, Any]], rates: dict[tuple[str, str], float
         "snics": [{"id": "snic0", "pcie_gbps": 0.0, "capacity": {"cpu": 0.0, "mem": 0.0}, "accel": ["crypto"]}],
         "nodes": nodes,
         "edges": [{"src": a, "dst": b, "gbps": round(g, 6)} for (a, b), g in rates.items()],
+        "objective": {"host_weights": {"cpu": 1.0, "mem": 0.0}},
     }
     problem = compile_graph(Graph.from_dict(doc))
     free = problem.allowed.all(axis=1)

@@ -9,6 +9,7 @@ fill. Every step is exact: costs and row uses are recomputed from the blocks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -88,12 +89,17 @@ class Moves:
         return self.point(chosen, cloc)
 
 
-def search(red: Reduced, opts: Options, large: Large, chosen: np.ndarray, cloc: np.ndarray) -> Point:
-    """Repair then improve the placement (chosen, cloc); the result may still be infeasible."""
+def search(red: Reduced, opts: Options, large: Large, starts: list[tuple[np.ndarray, np.ndarray]],
+           out_of_time: Callable[[], bool]) -> Point:
+    """Start from the best of `starts` (feasible and cheapest, else least over the limits), repair,
+    then improve until no move helps or `out_of_time()`; the result may still be infeasible."""
     moves = Moves(red, opts, large)
-    pt = _repair(moves, moves.point(chosen, cloc))
+    scale = np.maximum(np.abs(red.rhs), 1.0)
+    points = [moves.point(chosen, cloc) for chosen, cloc in starts]
+    pt = min(points, key=lambda q: (_violation(q.w, red.rhs, scale), q.cost))
+    pt = _repair(moves, pt, out_of_time)
     if pt.feasible(red.rhs):
-        pt = _improve(moves, pt)
+        pt = _improve(moves, pt, out_of_time)
     return pt
 
 
@@ -101,10 +107,10 @@ def _violation(w: np.ndarray, rhs: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return (np.maximum(w - rhs, 0.0) / scale).sum(axis=-1)
 
 
-def _repair(moves: Moves, pt: Point) -> Point:
+def _repair(moves: Moves, pt: Point, out_of_time: Callable[[], bool]) -> Point:
     rhs = moves.red.rhs
     scale = np.maximum(np.abs(rhs), 1.0)
-    while not pt.feasible(rhs):
+    while not pt.feasible(rhs) and not out_of_time():
         d_cost, d_w = moves.deltas(pt)
         gain = _violation(pt.w, rhs, scale) - _violation(pt.w + d_w, rhs, scale)
         useful = (gain > 1e-12) & np.isfinite(d_cost)
@@ -115,9 +121,9 @@ def _repair(moves: Moves, pt: Point) -> Point:
     return pt
 
 
-def _improve(moves: Moves, pt: Point) -> Point:
+def _improve(moves: Moves, pt: Point, out_of_time: Callable[[], bool]) -> Point:
     rhs = moves.red.rhs
-    while True:
+    while not out_of_time():
         d_cost, d_w = moves.deltas(pt)
         fits = np.all(pt.w + d_w <= rhs + _TOL, axis=1)
         better = fits & (d_cost < -_GAIN)
@@ -131,6 +137,7 @@ def _improve(moves: Moves, pt: Point) -> Point:
         if not (nxt.feasible(rhs) and nxt.cost < pt.cost - _GAIN):
             return pt
         pt = nxt
+    return pt
 
 
 def _best_pair(moves: Moves, pt: Point, d_cost: np.ndarray, d_w: np.ndarray,

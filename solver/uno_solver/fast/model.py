@@ -156,14 +156,32 @@ class Master:
         return col
 
     def decode(self, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Largest option per component and likeliest location per large node (a rounding of LP values)."""
+        """Largest option per component and likeliest location per large node (exact on 0/1 values)."""
+        return self.roundings(value, 0)[0]
+
+    def roundings(self, value: np.ndarray, thresholds: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Roundings of LP values: the largest option per component, and for the large nodes the
+        likeliest location, then `thresholds` threshold roundings (a node goes to its likeliest
+        sNIC when its total sNIC share reaches the threshold). For one sNIC the LP optimum is a
+        mixture of such threshold cuts, so one of them is often close to it."""
         comp = self.opts.comp
         order = np.lexsort((-value[:self.n_opt], comp))
         first = np.r_[True, comp[order][1:] != comp[order][:-1]] if len(order) else np.zeros(0, bool)
+        chosen = order[first]
         share = np.where(self.xcol >= 0, value[np.maximum(self.xcol, 0)], -np.inf)
-        share[:, 0] = np.where(self.host_ok, 1.0 - np.where(self.xcol >= 0, share, 0.0).sum(axis=1), -np.inf)
-        cloc = np.argmax(share, axis=1) if len(share) else np.zeros(0, dtype=np.int64)
-        return order[first], cloc
+        on_snic = np.where(self.xcol >= 0, share, 0.0).sum(axis=1)
+        share[:, 0] = np.where(self.host_ok, 1.0 - on_snic, -np.inf)
+        if not len(share):
+            return [(chosen, np.zeros(0, dtype=np.int64))]
+        likeliest = np.argmax(share, axis=1)
+        out = [(chosen, likeliest)]
+        best_snic = 1 + np.argmax(share[:, 1:], axis=1)
+        levels = np.unique(on_snic[(on_snic > 1e-6) & (on_snic < 1 - 1e-6)])
+        if len(levels) and thresholds:
+            picks = levels[np.linspace(0, len(levels) - 1, min(thresholds, len(levels))).round().astype(int)]
+            for theta in picks:
+                out.append((chosen, np.where((on_snic >= theta) | ~self.host_ok, best_snic, 0)))
+        return out
 
 
 def _solution(h: highspy.Highs, n_col: int, mip: bool) -> Solution:

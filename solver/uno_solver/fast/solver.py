@@ -25,7 +25,8 @@ from .decompose import reduce
 from .heuristic import Moves, Point, search
 from .model import Master, Solution
 
-_FIX_EPS = 1e-9  # an LP value this close to a bound counts as at the bound
+_FIX_EPS = 1e-9    # an LP value this close to a bound counts as at the bound
+_THRESHOLDS = 16   # threshold roundings of the LP solution tried as starting points
 
 
 def solve(problem: Problem, rel_gap: float, time_limit: float | None,
@@ -48,7 +49,7 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
         return Outcome(None, -math.inf)
     lb = lp.objective
 
-    pt = search(red, opts, large, *master.decode(lp.value))
+    pt = search(red, opts, large, master.roundings(lp.value, _THRESHOLDS), lambda: left() <= 0)
     incumbent = pt if pt.feasible(red.rhs) else None
     ub = incumbent.cost if incumbent is not None else math.inf
     if within(ub, lb, rel_gap) or left() <= 0:
