@@ -35,7 +35,7 @@ TIGHT_T, LOOSE_T = 0.2, 0.8
 D_SHARE = {"cpu": 0.5, "mem": 0.6}
 
 
-def nf_node(ident: str, kind: str) -> dict[str, Any]:
+def _nf_node(ident: str, kind: str) -> dict[str, Any]:
     profile = NF_TYPES[kind]
     node: dict[str, Any] = {
         "id": ident, "kind": "nf",
@@ -70,7 +70,7 @@ def chain_graph(n: int, seed: int, tight: bool) -> Graph:
                     hops.append(shared)
                 continue
             nf = f"nf{len(nfs)}"
-            nodes.append(nf_node(nf, str(rng.choice(list(NF_TYPES)))))
+            nodes.append(_nf_node(nf, str(rng.choice(list(NF_TYPES)))))
             nfs.append(nf)
             hops.append(nf)
         forward = float(rng.uniform(0.2, 4.0))
@@ -88,7 +88,7 @@ def random_graph(n: int, seed: int, tight: bool) -> Graph:
     n_ports, n_vms = max(1, n // 50), max(1, n // 10)
     nodes: list[dict[str, Any]] = [{"id": f"eth{p}", "kind": "port"} for p in range(n_ports)]
     nodes += [{"id": f"vm{v}", "kind": "vm"} for v in range(n_vms)]
-    nodes += [nf_node(f"nf{i}", str(rng.choice(list(NF_TYPES)))) for i in range(n - n_ports - n_vms)]
+    nodes += [_nf_node(f"nf{i}", str(rng.choice(list(NF_TYPES)))) for i in range(n - n_ports - n_vms)]
     m = int(1.5 * n)
     src, dst = rng.integers(n, size=m), rng.integers(n, size=m)
     rates: dict[tuple[str, str], float] = {}
