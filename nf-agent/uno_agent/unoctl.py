@@ -15,6 +15,7 @@ import sys
 # Modules that provide `register(subparsers)`, in the order of `unoctl --help`.
 COMPONENT_CLIS = (
     "uno_platform.cli",
+    "uno_solver.cli",
     "uno_agent.cli",
 )
 
