@@ -56,6 +56,7 @@ setup(
             "os-ken==4.2.2",
             "matplotlib==3.11.2",
             "ruff==0.17.5",
+            "schemathesis==4.32.5",
         ],
     },
     entry_points={

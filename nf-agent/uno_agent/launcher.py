@@ -13,9 +13,10 @@ import dataclasses
 import logging
 import pathlib
 import subprocess
+import tempfile
 import time
 
-from uno_agent.errors import AgentError, Conflict, Unavailable
+from uno_agent.errors import AgentError, BadRequest, Conflict, Unavailable
 from uno_platform import system
 from uno_platform.base import Platform
 from uno_platform.errors import PlatformError
@@ -90,6 +91,19 @@ class Launcher(abc.ABC):
             config.write_text(config_text)
             argv += ["--config", str(config)]
         return argv
+
+    def check_config(self, binary: str, config_text: str | None) -> None:
+        """Have the NF binary validate a configuration; BadRequest with its reason if it refuses it."""
+        argv = [str(self.binary(binary)), "--check-config"]
+        with tempfile.NamedTemporaryFile("w", dir=self.run_dir, suffix=".conf") as config:
+            if config_text is not None:
+                config.write(config_text)
+                config.flush()
+                argv += ["--config", config.name]
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        if result.returncode != 0:
+            reason = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
+            raise BadRequest(f"uno:nf_config refused by {binary}: {reason.replace(config.name, 'config')}")
 
     def control_path(self, instance_id: str) -> pathlib.Path:
         return self.run_dir / f"{instance_id}.sock"

@@ -86,6 +86,8 @@ class AgentService:
             self._check_side(flavor, pin)
         if flavor.kind == "vm" and nf_config is not None:
             raise BadRequest("uno:nf_config is for NFs, not VMs")
+        if flavor.kind == "nf":
+            self.launcher.check_config(flavor.binary, nf_config)
         with self._lock:
             if any(s.name == name for s in self.inventory.list()):
                 raise Conflict(f"a server named {name!r} exists already")
