@@ -1,9 +1,14 @@
 """The NF agent end to end (issue 6): real platform, OneSwitch, solver, NFs and an os-ken controller."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
+import subprocess
+import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -116,3 +121,38 @@ def test_agent_restart_keeps_inventory_and_launches_nothing_twice(uno_stack):
     dead = stack.api("GET", f"/v2.1/servers/{nfs[0]['id']}")["server"]
     assert dead["status"] == "ERROR" and "died" in dead["fault"]["message"]
     assert len(nf_pids(stack, "monitor")) == 1
+
+
+def test_unoctl_and_metrics_show_what_the_api_does(uno_stack):
+    stack = uno_stack(**PLATFORM)
+
+    def unoctl(*args: str) -> str:
+        result = subprocess.run([sys.executable, "-m", "uno_agent.unoctl", *args, "--agent", stack.agent_url],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    assert "monitor" in unoctl("nf", "flavors")
+    created = json.loads(unoctl("nf", "create", "mon1", "--flavor", "monitor", "--expected-gbps", "0.1", "--json"))
+    assert created["status"] == "ACTIVE" and created["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "snic0"
+    listing = unoctl("nf", "list")
+    assert re.search(r"mon1\s+\w{8}\s+monitor\s+ACTIVE\s+snic0\s+\d+", listing), listing
+    assert json.loads(unoctl("nf", "show", "mon1", "--json"))["id"] == created["id"]
+    stats = unoctl("stats")
+    assert re.search(r"snic0\s+1\s+0\.1\d", stats), stats
+
+    metrics = http_json_text(f"{stack.agent_url}/metrics")
+    assert 'uno_servers{kind="nf",side="snic0",status="ACTIVE"} 1.0' in metrics
+    assert 'uno_operations_total{operation="created"} 1.0' in metrics
+
+    bad = subprocess.run([sys.executable, "-m", "uno_agent.unoctl", "nf", "create", "x", "--flavor", "nope",
+                          "--agent", stack.agent_url], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1
+    assert "flavorRef" in bad.stderr
+    unoctl("nf", "delete", "mon1")
+    assert "mon1" not in unoctl("nf", "list")
+
+
+def http_json_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read().decode()
