@@ -80,7 +80,8 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
         placer=Placer(platform.description, flavors, threshold_cores=cfg.monitor.threshold_cores,
                       dampening_s=cfg.monitor.dampening_s),
         traffic=traffic, flows_target=cfg.oneswitch_openflow)
-    service.migrator = Migrator(service.inventory, launcher, portmap, free_port=service.free_port_name)
+    service.migrator = Migrator(service.inventory, launcher, portmap, free_port=service.free_port_name,
+                                faults=cfg.migration_faults)
     monitor = Monitor(service.read_counters, traffic,
                       lambda: service.reoptimize(apply=True, trigger="monitor"),
                       interval_s=cfg.monitor.interval_s, replace_every=cfg.monitor.replace_every,

@@ -183,6 +183,11 @@ def platform_call(function, *args):
         raise Unavailable(f"platform: {exc}") from None
 
 
+def vm_netns(prefix: str, server: dict) -> str:
+    """The namespace of a VM the process launcher made, from its API view: <prefix>vm<N> for 10.0.0.<N+1>."""
+    return f"{prefix}vm{int(server['addresses']['tenant'][0]['addr'].rsplit('.', 1)[1]) - 1}"
+
+
 def vm_index(port: str) -> int:
     """The number of a VM from its port name, '<prefix>vm<N>'."""
     return int(port.rsplit("vm", 1)[1])

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
+import signal
 import time
 from collections.abc import Callable
 
@@ -35,6 +37,7 @@ from uno_nfs import NfControl, NfControlError
 log = logging.getLogger(__name__)
 
 STEPS = ("start", "quiesce", "state", "remap", "drain", "release", "retire")
+FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port")
 QUIET_S = 0.005          # the old NF received nothing for this long: nothing is in flight to it
 DRAIN_TIMEOUT_S = 2.0
 
@@ -68,17 +71,26 @@ class MigrationReport:
 
 
 class Migrator:
-    """Runs migrations. `step_hook(step, server)` is called before each step (for observers)."""
+    """Runs migrations.
+
+    `faults` injects real failures at named steps, to test the rollback (never set in
+    production): {"start": "kill-new-nf"} kills the new NF once it runs, {"state":
+    "corrupt-state"} damages the exported state so the new NF refuses it, {"remap":
+    "bad-port"} asks OneSwitch to remap to a port that does not exist.
+    """
 
     def __init__(self, inventory: Inventory, launcher: Launcher, portmap: PortMapper, *,
                  free_port: Callable[[], str], clock: Callable[[], float] = time.time,
-                 step_hook: Callable[[str, Server], None] | None = None):
+                 faults: dict[str, str] | None = None):
+        unknown = {f"{k}={v}" for k, v in (faults or {}).items()} - set(FAULTS)
+        if unknown:
+            raise ValueError(f"unknown migration faults {sorted(unknown)} (have: {', '.join(FAULTS)})")
         self.inventory = inventory
         self.launcher = launcher
         self.portmap = portmap
         self.free_port = free_port
         self.clock = clock
-        self.step_hook = step_hook or (lambda step, server: None)
+        self.faults = faults or {}
         self.reports: list[MigrationReport] = []
 
     def ports_in_use(self) -> set[str]:
@@ -95,19 +107,25 @@ class Migrator:
         try:
             for step in STEPS:
                 server = self._journal(server, step=step)
-                self.step_hook(step, server)
+                fault = self.faults.get(step)
                 started = time.perf_counter()
                 if step == "start":
                     new = self._start(server, flavor)
+                    if fault:
+                        os.kill(server.migration["new_pid"], signal.SIGKILL)
                 elif step == "quiesce":
                     old.buffer_start()
                 elif step == "state":
                     blob = old.state_get()
-                    report.flows = new.state_put(blob, replace=True)
+                    report.timings["state_get"] = time.perf_counter() - started
+                    put_started = time.perf_counter()
+                    report.flows = new.state_put(b"XXXX" + blob[4:] if fault else blob, replace=True)
+                    report.timings["state_put"] = time.perf_counter() - put_started
                     report.state_bytes = len(blob)
                 elif step == "remap":
                     self._check_alive(new, "the new NF")
-                    self.portmap.remap(server.vport, target, journal["new_port"])
+                    port = f"{journal['new_port']}-missing" if fault else journal["new_port"]
+                    self.portmap.remap(server.vport, target, port)
                 elif step == "drain":
                     report.packets_moved = self._drain(old, new)
                 elif step == "release":
@@ -178,12 +196,13 @@ class Migrator:
             netns=journal.get("new_netns"), moved_at=self.clock(), migration=None)
 
     def _roll_back(self, server: Server, old: NfControl, new: NfControl | None) -> None:
-        """Put the NF back on its old side, forwarding, with whatever it held processed in order."""
+        """Put the NF back on its old side, forwarding, with whatever it held processed in order.
+
+        Best effort at every step: a part that does not answer is logged and the rest still runs.
+        """
         journal = server.migration
-        step = journal["step"]
-        if STEPS.index(step) >= STEPS.index("remap"):
-            # The remap may have happened: point the virtual port back at the old port.
-            self.portmap.remap(server.vport, server.side, server.port)
+        if STEPS.index(journal["step"]) >= STEPS.index("remap"):
+            self._remap_back(server)
             if new is not None:
                 try:
                     packets = new.buffer_take_all()
@@ -200,6 +219,14 @@ class Migrator:
                            journal.get("new_pid"), journal.get("new_pid_start"))
         self.launcher.forget(journal["new_id"])
         self.inventory.update(server.id, status="ACTIVE", migration=None)
+
+    def _remap_back(self, server: Server) -> None:
+        """Point the virtual port at the old port again, if the remap took effect."""
+        try:
+            if self.portmap.mappings().get(server.vport) != (server.side, server.port):
+                self.portmap.remap(server.vport, server.side, server.port)
+        except AgentError as exc:
+            log.error("rollback of %s: cannot remap virtual port %s back: %s", server.name, server.vport, exc)
 
     def recover(self, server: Server) -> Server:
         """Finish or undo a migration the agent was running when it stopped."""

@@ -94,7 +94,7 @@ _UDP_SINK = textwrap.dedent("""
     idle = float(sys.argv[3])
     print("ready", flush=True)
     sock.settimeout(30)
-    seen, dup, reordered, latencies = {}, 0, 0, []
+    seen, dup, reordered, latencies, arrivals = {}, 0, 0, [], []
     last = {}
     while True:
         try:
@@ -111,10 +111,12 @@ _UDP_SINK = textwrap.dedent("""
             reordered += 1
         last[flow] = max(seq, last.get(flow, -1))
         latencies.append(now - sent)
+        arrivals.append(now)
         sock.settimeout(idle)
     json.dump({"received": {str(f): len(s) for f, s in seen.items()},
                "missing": {str(f): sorted(set(range(max(s) + 1)) - s)[:20] for f, s in seen.items()},
-               "duplicates": dup, "reordered": reordered, "latencies": latencies}, sys.stdout)
+               "duplicates": dup, "reordered": reordered, "latencies": latencies, "arrivals": arrivals},
+              sys.stdout)
 """)
 
 _UDP_SOURCE = textwrap.dedent("""
@@ -149,7 +151,7 @@ class NumberedUdp:
     Each packet carries (flow, sequence number, send time); flows differ by source port.
         with NumberedUdp(vm_ns, ext_ns, ext_ip, flows=1000, pps=10000, seconds=5) as run:
             ... migrate something while it runs ...
-        run.result   # {"sent", "received", "missing", "duplicates", "reordered", "latencies"}
+        run.result   # {"sent", "received", "missing", "duplicates", "reordered", "latencies", "arrivals"}
     """
 
     def __init__(self, source_ns: str, sink_ns: str, sink_ip: str, *, flows: int, pps: float, seconds: float,

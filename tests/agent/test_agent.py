@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 
+from uno_agent.launcher import vm_netns as launcher_vm_netns
 from uno_agent.stack import wait_for
 from uno_platform import system
 from uno_platform.traffic import NumberedUdp, ping
@@ -35,8 +36,7 @@ def same_netns(pid: int, netns: str) -> bool:
 
 
 def vm_netns(stack, vm: dict) -> str:
-    """The process launcher's VM namespace: <prefix>vm<N> for address 10.0.0.<N+1>."""
-    return f"{stack.platform.prefix}vm{int(vm['addresses']['tenant'][0]['addr'].rsplit('.', 1)[1]) - 1}"
+    return launcher_vm_netns(stack.platform.prefix, vm)
 
 
 def build_chain(stack) -> tuple[list[dict], list[dict]]:
