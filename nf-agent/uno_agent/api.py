@@ -253,6 +253,10 @@ def create_app(service, *, token: str | None = None, registry=None) -> Flask:
         apply = body()["reoptimize"].get("apply", False)
         return {"placement": placement_view(service.reoptimize(apply=apply, trigger="api"))}
 
+    @app.get("/v2.1/uno/migrations")
+    def migrations():
+        return {"migrations": service.migrations()}
+
     @app.get("/v2.1/uno/traffic")
     def traffic():
         report = service.traffic()

@@ -20,6 +20,7 @@ where OneSwitch says the virtual port is.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 import os
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 
 STEPS = ("start", "quiesce", "state", "remap", "drain", "release", "retire")
 FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port")
+REPORTS_KEPT = 100
 QUIET_S = 0.005          # the old NF received nothing for this long: nothing is in flight to it
 DRAIN_TIMEOUT_S = 2.0
 
@@ -69,6 +71,9 @@ class MigrationReport:
         """From the old NF's buffer start to the new NF's release: the extra delay a packet can see."""
         return sum(self.timings.get(step, 0.0) for step in ("quiesce", "state", "remap", "drain", "release"))
 
+    def to_json(self) -> dict:
+        return {**dataclasses.asdict(self), "held_window_s": self.held_window_s}
+
 
 class Migrator:
     """Runs migrations.
@@ -91,7 +96,7 @@ class Migrator:
         self.free_port = free_port
         self.clock = clock
         self.faults = faults or {}
-        self.reports: list[MigrationReport] = []
+        self.reports: collections.deque[MigrationReport] = collections.deque(maxlen=REPORTS_KEPT)
 
     def ports_in_use(self) -> set[str]:
         return {s.migration["new_port"] for s in self.inventory.list()
@@ -117,10 +122,14 @@ class Migrator:
                     old.buffer_start()
                 elif step == "state":
                     blob = old.state_get()
-                    report.timings["state_get"] = time.perf_counter() - started
-                    put_started = time.perf_counter()
+                    got = time.perf_counter()
                     report.flows = new.state_put(b"XXXX" + blob[4:] if fault else blob, replace=True)
-                    report.timings["state_put"] = time.perf_counter() - put_started
+                    # the NFs time their own (de)serialisation; the rest of the two calls is transfer
+                    report.timings["serialise"] = old.last_nf_seconds
+                    report.timings["deserialise"] = new.last_nf_seconds
+                    report.timings["transfer"] = (time.perf_counter() - started - old.last_nf_seconds
+                                                  - new.last_nf_seconds)
+                    report.timings["state_get_call"] = got - started
                     report.state_bytes = len(blob)
                 elif step == "remap":
                     self._check_alive(new, "the new NF")

@@ -197,6 +197,10 @@ class AgentService:
             log.info("migrated %s from %s to %s (%s)", server.name, server.side, target, trigger)
             return moved
 
+    def migrations(self) -> list[dict]:
+        """Reports of the recent migrations, newest last (steps and their seconds, state size)."""
+        return [] if self.migrator is None else [r.to_json() for r in self.migrator.reports]
+
     def _default_snic(self) -> str:
         return next(s for s in self.switch_ids() if s != "host")
 

@@ -173,3 +173,90 @@ def _alive_or_raise(proc: Proc) -> bool:
     if not proc.alive():
         raise RuntimeError(f"{proc.name} exited:\n{proc.tail()}")
     return True
+
+
+class Stack:
+    """A whole UNO on one platform: os-ken (service chains), OneSwitch, uno-agent, on free ports.
+
+    `make_platform(controller)` brings the platform up with its bridges pointed at `controller`
+    (tests pass their fixture; the demo and benchmarks `uno_platform.up`). `stop` deletes the
+    agent's servers through its API and stops every process; the platform is the caller's.
+    """
+
+    def __init__(self, workdir: pathlib.Path, make_platform, agent_config: dict | None = None):
+        self.workdir = workdir
+        self.ports = OneSwitchPorts.free()
+        self.agent_port = free_port()
+        self.chains_file = workdir / "chains.json"
+        self.agent_config = {"monitor": {"enabled": False}, **(agent_config or {})}
+        self.token: str | None = None
+        self.agent: Proc | None = None
+        self.procs: list[Proc] = []
+        try:
+            controller = free_port()
+            self.osken = start_osken(controller, "service_chain.py", workdir / "osken.log",
+                                     {"UNO_CHAINS": str(self.chains_file)})
+            self.procs.append(self.osken)
+            self.platform = make_platform(f"tcp:127.0.0.1:{self.ports.south}")
+            self.oneswitch = start_oneswitch(f"{self.platform.description['state_dir']}/platform.json",
+                                             self.ports, workdir / "oneswitch.log", controller=controller)
+            self.procs.append(self.oneswitch)
+            wait_oneswitch(self.oneswitch, self.ports.rest, controllers=1)
+            wait_for(lambda: "connected" in self.osken.log.read_text(), 30,
+                     "the controller to see the virtual switch")
+            self.start_agent()
+        except BaseException:
+            self.stop()
+            raise
+
+    @property
+    def agent_url(self) -> str:
+        return f"http://127.0.0.1:{self.agent_port}"
+
+    def start_agent(self) -> Proc:
+        state_dir = str(pathlib.Path(self.platform.description["state_dir"]).parent)
+        self.agent = start_agent(self.platform.prefix, state_dir, self.ports, self.agent_port,
+                                 self.workdir / "agent.log", self.agent_config)
+        return self.agent
+
+    def api(self, method: str, path: str, body=None, expect: int | None = None):
+        headers = {"X-Auth-Token": self.token} if self.token else {}
+        status, data = http_json(self.agent_url + path, method, body, headers=headers, timeout=120)
+        if expect is not None and status != expect:
+            raise AssertionError(f"{method} {path}: {status} {data}")
+        return data
+
+    def create(self, name: str, flavor: str, **extra) -> dict:
+        body = {"server": {"name": name, "flavorRef": flavor, **extra}}
+        return self.api("POST", "/v2.1/servers", body, expect=202)["server"]
+
+    def vport_of(self, port_name: str) -> int:
+        ports = http_json(f"http://127.0.0.1:{self.ports.rest}/v1/ports")[1]["ports"]
+        return next(p["virtual_port"] for p in ports if p["port"] == port_name)
+
+    def set_chains(self, chains: list[dict]) -> None:
+        """Tell the controller app the chains (virtual ports only); it installs them within ~0.2 s."""
+        tmp = self.chains_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"chains": chains}))
+        tmp.rename(self.chains_file)
+
+    def chain(self, name: str, vm: dict, nfs: list[dict], exit_port: str) -> dict:
+        """A chain: traffic from the VM through `nfs` in order out of `exit_port`, and back."""
+        return {"name": name, "client": vm["ports"][0]["virtual_port"],
+                "client_mac": vm["addresses"]["tenant"][0]["OS-EXT-IPS-MAC:mac_addr"],
+                "nfs": [nf["ports"][0]["virtual_port"] for nf in nfs], "exit": self.vport_of(exit_port)}
+
+    def control_socket(self, server_id: str) -> str:
+        return f"{self.platform.description['state_dir']}/agent/{server_id}.sock"
+
+    def stop(self) -> None:
+        if self.agent is not None and self.agent.alive():
+            for server in (self.api("GET", "/v2.1/servers") or {}).get("servers", []):
+                self.api("DELETE", f"/v2.1/servers/{server['id']}")
+            self.agent.stop()
+        for proc in reversed(self.procs):
+            proc.stop()
+
+    def logs(self, lines: int = 40) -> str:
+        return "\n".join(f"---- {proc.name} log (last lines) ----\n{proc.tail(lines)}"
+                         for proc in [*self.procs, self.agent] if proc is not None)

@@ -2,12 +2,14 @@
 #include "nfctl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "conf.h"
 #include "state.h"
+#include "util.h"
 #include "version.h"
 
 struct request {
@@ -177,11 +179,13 @@ cmd_state(const struct nfctl *ctl, struct request *r, struct wbuf *reply,
             return error;
         }
         if (get) {
-            /* The count goes in the status line, before the blob. */
+            /* The count and the serialisation time (us) go in the status
+             * line, before the blob. */
             struct wbuf blob;
             wbuf_init(&blob, 0);
+            uint64_t start = time_ns();
             size_t n = nfcore_state_get(ctl->core, &sel, &blob);
-            reply_ok(reply, "%zu", n);
+            reply_ok(reply, "%zu %"PRIu64, n, (time_ns() - start) / 1000);
             wbuf_put(reply, blob.data, blob.len);
             wbuf_uninit(&blob);
         } else {
@@ -198,10 +202,12 @@ cmd_state(const struct nfctl *ctl, struct request *r, struct wbuf *reply,
             snprintf(err, errlen, "usage: state put [merge|replace]");
             return EINVAL;
         }
+        uint64_t start = time_ns();
         error = nfcore_state_put(ctl->core, r->body, r->body_len, replace,
                                  &n, err, errlen);
         if (!error) {
-            reply_ok(reply, "%zu", n);
+            /* The count and the deserialisation time (us). */
+            reply_ok(reply, "%zu %"PRIu64, n, (time_ns() - start) / 1000);
         }
         return error;
     }

@@ -48,10 +48,7 @@ def build_chain(stack) -> tuple[list[dict], list[dict]]:
 
 
 def chain_of(stack, vm: dict, nfs: list[dict]) -> dict:
-    wire = stack.platform.description["ext"]["interfaces"][0]["port"]
-    return {"name": "c1", "client": vm["ports"][0]["virtual_port"],
-            "client_mac": vm["addresses"]["tenant"][0]["OS-EXT-IPS-MAC:mac_addr"],
-            "nfs": [nf["ports"][0]["virtual_port"] for nf in nfs], "exit": stack.vport_of(wire)}
+    return stack.chain("c1", vm, nfs, stack.platform.description["ext"]["interfaces"][0]["port"])
 
 
 def test_traffic_matrix_follows_the_traffic_and_replacement_needs_the_threshold(uno_stack):

@@ -62,9 +62,7 @@ def test_vm_and_nf_as_libvirt_domains_forward_traffic(uno_stack, libvirtd):
 
     # VM -> monitor -> wire, steered by the controller with virtual ports only.
     wire = stack.platform.description["ext"]["interfaces"][0]
-    stack.set_chains([{"name": "c1", "client": vm["ports"][0]["virtual_port"],
-                       "client_mac": vm["addresses"]["tenant"][0]["OS-EXT-IPS-MAC:mac_addr"],
-                       "nfs": [nf["ports"][0]["virtual_port"]], "exit": stack.vport_of(wire["port"])}])
+    stack.set_chains([stack.chain("c1", vm, [nf], wire["port"])])
     vm_pid = init_pid(libvirtd, f"{prefix}{vm['id'][:8]}")
     ext_ip = wire["ip"].split("/")[0]
 

@@ -94,6 +94,7 @@ class NfControl:
             self.sock.close()
             raise NfControlError("ECONNREFUSED", f"{self.path}: {exc}") from exc
         self.last_remaining = 0
+        self.last_nf_seconds = 0.0   # time the NF spent in the last state get/put
 
     def close(self) -> None:
         self.sock.close()
@@ -155,8 +156,9 @@ class NfControl:
                   match: Mapping[str, object] | None = None) -> bytes:
         """The state blob of all flows and the NF's global state, or of one
         flow or the flows a match selects (flows only)."""
-        _, body = self.request(" ".join(["state", "get"]
-                                        + _selector(flow, match, "state get")))
+        words, body = self.request(" ".join(["state", "get"]
+                                            + _selector(flow, match, "state get")))
+        self.last_nf_seconds = int(words[1]) / 1e6
         return body
 
     def state_put(self, blob: bytes, replace: bool = False) -> int:
@@ -164,6 +166,7 @@ class NfControl:
         number of flows imported.  All or nothing."""
         words, _ = self.request("state put " + ("replace" if replace else "merge"),
                                 blob)
+        self.last_nf_seconds = int(words[1]) / 1e6
         return int(words[0])
 
     def state_delete(self, flow: FlowSpec | None = None,
