@@ -27,6 +27,7 @@ _COLUMNS = {
     "vport": "INTEGER",
     "port": "TEXT",
     "netns": "TEXT",
+    "instance": "TEXT",
     "pid": "INTEGER",
     "pid_start": "INTEGER",
     "control": "TEXT",
@@ -57,6 +58,7 @@ class Server:
     vport: int | None = None
     port: str | None = None
     netns: str | None = None
+    instance: str | None = None       # the running instance (launcher id); changes with each migration
     pid: int | None = None
     pid_start: int | None = None
     control: str | None = None

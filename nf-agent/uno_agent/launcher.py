@@ -11,6 +11,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import logging
+import os
 import pathlib
 import subprocess
 import tempfile
@@ -119,6 +120,17 @@ class Launcher(abc.ABC):
             if exited() or time.monotonic() > deadline:
                 raise LaunchError(f"{what} did not start: {_last_line(self.log_path(instance_id))}")
             time.sleep(0.01)
+
+    def publish(self, server_id: str, control: str) -> None:
+        """Make <run_dir>/<server_id>.sock lead to the server's current control socket (atomically)."""
+        link = self.run_dir / f"{server_id}.sock"
+        tmp = self.run_dir / f".{server_id}.sock.tmp"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(control)
+        os.replace(tmp, link)
+
+    def unpublish(self, server_id: str) -> None:
+        (self.run_dir / f"{server_id}.sock").unlink(missing_ok=True)
 
     def forget(self, instance_id: str) -> None:
         """Remove the instance's control socket and config (its log stays for the operator)."""

@@ -36,7 +36,9 @@ class LibvirtLauncher(Launcher):
             raise LaunchError(f"libvirt: {exc}") from None
 
     def domain_name(self, instance_id: str) -> str:
-        return f"{self.platform.prefix}{instance_id[:8]}"
+        """<prefix><first 8 hex of the server id>-<generation>: unique per instance, short to read."""
+        server_id, _, generation = instance_id.rpartition("-")
+        return f"{self.platform.prefix}{server_id[:8]}-{generation}"
 
     def _create(self, instance_id: str, port: str, command: str, mac: str | None) -> int:
         """Start the domain; returns the pid of its init process."""

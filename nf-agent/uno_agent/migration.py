@@ -65,6 +65,8 @@ class MigrationReport:
     packets_moved: int = 0
     held_by_new: int = 0
     rolled_back: bool = False
+    held_from: float | None = None     # wall-clock time of the old NF's buffer start
+    held_until: float | None = None    # ... and of the new NF's release
 
     @property
     def held_window_s(self) -> float:
@@ -105,7 +107,7 @@ class Migrator:
     def migrate(self, server: Server, flavor: Flavor, target: str) -> Server:
         report = MigrationReport(server=server.id, source=server.side, target=target)
         journal = {"target": target, "new_port": self.free_port(), "step": "start",
-                   "new_id": f"{server.id}.{int(self.clock() * 1000)}"}
+                   "new_id": f"{server.id}-{int(self.clock() * 1000)}"}
         server = self.inventory.update(server.id, status="MIGRATING", migration=journal)
         old = NfControl(server.control)
         new: NfControl | None = None
@@ -119,6 +121,7 @@ class Migrator:
                     if fault:
                         os.kill(server.migration["new_pid"], signal.SIGKILL)
                 elif step == "quiesce":
+                    report.held_from = self.clock()
                     old.buffer_start()
                 elif step == "state":
                     blob = old.state_get()
@@ -139,6 +142,7 @@ class Migrator:
                     report.packets_moved = self._drain(old, new)
                 elif step == "release":
                     report.held_by_new = new.buffer_release()
+                    report.held_until = self.clock()
                 elif step == "retire":
                     server = self._retire(server)
                 report.timings[step] = time.perf_counter() - started
@@ -197,10 +201,11 @@ class Migrator:
 
     def _retire(self, server: Server) -> Server:
         journal = server.migration
-        self.launcher.stop(server.id, "nf", server.side, server.port, server.pid, server.pid_start)
-        self.launcher.forget(server.id)
+        self.launcher.publish(server.id, journal["new_control"])
+        self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start)
+        self.launcher.forget(server.instance)
         return self.inventory.update(
-            server.id, status="ACTIVE", side=journal["target"], port=journal["new_port"],
+            server.id, status="ACTIVE", side=journal["target"], port=journal["new_port"], instance=journal["new_id"],
             pid=journal["new_pid"], pid_start=journal["new_pid_start"], control=journal["new_control"],
             netns=journal.get("new_netns"), moved_at=self.clock(), migration=None)
 

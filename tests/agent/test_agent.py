@@ -26,7 +26,7 @@ PLATFORM = {"snic_cores": 0.5, "pcie_gbps": 1.0, "vms": 0, "wire_ports": 1}
 
 def nf_pids(stack, binary: str, server: dict | None = None) -> list[int]:
     """Pids of the NF processes of this stack (of one server, if given) running `binary`."""
-    where = stack.control_socket(server["id"]) if server else f"{stack.platform.description['state_dir']}/"
+    where = f"/agent/{server['id']}-" if server else f"{stack.platform.description['state_dir']}/"
     out = system.run(["pgrep", "-f", f"/nfs/build/bin/{binary} "], check=False)
     return sorted(int(p) for p in out.split() if where in open(f"/proc/{p}/cmdline").read().replace("\0", " "))
 

@@ -50,11 +50,11 @@ def test_vm_and_nf_as_libvirt_domains_forward_traffic(uno_stack, libvirtd):
     nf = stack.create("mon", "monitor", **{"uno:expected_gbps": 0.1})
     prefix = stack.platform.prefix
     domains = sorted(virsh(libvirtd, "list", "--name").split())
-    assert domains == sorted(f"{prefix}{s['id'][:8]}" for s in (vm, nf))
+    assert domains == sorted(f"{prefix}{s['id'][:8]}-0" for s in (vm, nf))
 
     # The NF runs in its domain, placed on the sNIC, counted in the sNIC's cgroup.
     assert nf["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "snic0"
-    nf_pid = init_pid(libvirtd, f"{prefix}{nf['id'][:8]}")
+    nf_pid = init_pid(libvirtd, f"{prefix}{nf['id'][:8]}-0")
     cgroup = stack.platform.switch("snic0")["cgroup"]["cpuacct"]
     assert str(nf_pid) in pathlib.Path(cgroup, "cgroup.procs").read_text().split()
     with NfControl(stack.control_socket(nf["id"])) as ctl:
@@ -63,7 +63,7 @@ def test_vm_and_nf_as_libvirt_domains_forward_traffic(uno_stack, libvirtd):
     # VM -> monitor -> wire, steered by the controller with virtual ports only.
     wire = stack.platform.description["ext"]["interfaces"][0]
     stack.set_chains([stack.chain("c1", vm, [nf], wire["port"])])
-    vm_pid = init_pid(libvirtd, f"{prefix}{vm['id'][:8]}")
+    vm_pid = init_pid(libvirtd, f"{prefix}{vm['id'][:8]}-0")
     ext_ip = wire["ip"].split("/")[0]
 
     def vm_pings() -> bool:
