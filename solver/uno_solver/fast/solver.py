@@ -30,6 +30,7 @@ _FIX_EPS = 1e-9    # an LP value this close to a bound counts as at the bound
 _THRESHOLDS = 16   # threshold roundings of the LP solution tried as starting points
 _RENS_SHARE = 0.25     # RENS runs when at most this share of the 0/1 columns is fractional, with
 _RENS_SECONDS = 1.0    # at most this share of the time left, and at most this long
+_MIP_MIN_LPS = 2.0     # the final MIP runs only with time left for this many root-LP solves
 
 
 def solve(problem: Problem, rel_gap: float, time_limit: float | None,
@@ -45,7 +46,9 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
         return Outcome(red.fixed_loc, ev.objective) if ev.feasible(problem) else Outcome(None, math.inf)
     opts, large = split(red)
     master = Master(red, opts, large)
+    lp_start = clock()
     lp = master.solve_lp(left())
+    lp_seconds = clock() - lp_start
     if lp.status == "Infeasible":
         return Outcome(None, math.inf)
     if lp.status != "Optimal":
@@ -59,7 +62,10 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
         found = _rens(master, lp, rel_gap, min(_RENS_SHARE * left(), _RENS_SECONDS))
         if found is not None and found.cost < ub:
             incumbent, ub = found, found.cost
-    if within(ub, lb, rel_gap) or left() <= 0:
+    # HiGHS checks its clock only between LP solves, so it overruns its limit by up to one solve
+    # (a second at 5,000 nodes on a busy machine): it gets the time left minus one LP solve, and
+    # does not run without time for at least one.
+    if within(ub, lb, rel_gap) or left() < _MIP_MIN_LPS * lp_seconds:
         return _outcome(master, incumbent, lb)
 
     lower, upper = _fix(lp, ub - lb)
@@ -67,7 +73,7 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
     if incumbent is not None:
         begin = master.encode(incumbent.chosen, incumbent.cloc)
         lower, upper = np.minimum(lower, begin), np.maximum(upper, begin)
-    mip = master.solve_mip(lower, upper, begin, rel_gap, ABS_GAP, left())
+    mip = master.solve_mip(lower, upper, begin, rel_gap, ABS_GAP, left() - lp_seconds)
     if mip.status == "Infeasible":
         return _outcome(master, incumbent, math.inf if incumbent is None else ub)
     if np.all(np.isfinite(mip.value)):
