@@ -61,6 +61,13 @@ def test_rejects_malformed_graph_naming_the_field(doc, what, path, value, field,
     assert str(err.value).startswith(f"{field}: ")
 
 
+def test_validate_checks_without_building(doc):
+    Graph.validate(doc)
+    doc["edges"][0]["gbps"] = -3
+    with pytest.raises(GraphError, match=r"^edges\[0\]\.gbps: must be >= 0, got -3$"):
+        Graph.validate(doc)
+
+
 def test_duplicate_edge_is_rejected(doc):
     doc["edges"].append(dict(doc["edges"][0], gbps=5.0))
     with pytest.raises(GraphError, match=r"^edges\[4\]: duplicate of edges\[0\] \(vm0 -> fw\)"):

@@ -125,6 +125,11 @@ class Graph:
         pin_accelerated = bool(doc.get("options", {}).get("pin_accelerated", False))
         return cls(resources, snics, nodes, edges, objective, pin_accelerated)
 
+    @staticmethod
+    def validate(doc: Any) -> None:
+        """Raise GraphError naming the first bad field of the document; return if it is valid."""
+        Graph.from_dict(doc)
+
     def to_dict(self) -> dict[str, Any]:
         """The graph as a document that `from_dict` accepts (defaults written out)."""
         return {

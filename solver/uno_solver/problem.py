@@ -18,7 +18,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .graph import HOST, Graph, Node
+from .graph import Graph, Node
 
 # Slack allowed on a limit (Gbps or resource units): sums of floats differ with their order, and
 # ILP solvers accept rows violated by up to about 1e-7 of their scale.
@@ -187,5 +187,3 @@ def evaluate(problem: Problem, loc: np.ndarray) -> Evaluation:
     objective = float(problem.loc_cost[np.arange(problem.n), loc].sum() + problem.edge_cost @ crossings)
     return Evaluation(host=host, snic=snic, pcie=pcie, objective=objective)
 
-
-__all__ = ["HOST", "FEAS_TOL", "Problem", "Evaluation", "compile_graph", "evaluate"]
