@@ -45,6 +45,7 @@ setup(
         "requests==2.34.2",
         "pulp==3.3.2",
         "highspy==1.15.1",
+        "numpy==2.4.6",
         "prometheus-client==0.26.0",
         "waitress==3.0.2",
     ],

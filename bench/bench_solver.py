@@ -16,15 +16,19 @@ import json
 import pathlib
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-from uno_solver import Graph, solve  # noqa: E402
-from uno_solver import ilp  # noqa: E402
+from uno_solver import (  # noqa: E402
+    Graph,
+    ilp,  # noqa: E402
+    solve,
+)
 from uno_solver.instances import FIG16_SNIC_CORES, chain_graph, fig16_graph, random_graph  # noqa: E402
 from uno_solver.placement import Placement, report  # noqa: E402
 from uno_solver.problem import compile_graph  # noqa: E402
@@ -68,7 +72,7 @@ def fig16(results_dir: pathlib.Path) -> dict[str, Any]:
             "ilp_agrees": ref.status == fast.status and abs(ref.objective - fast.objective) <= 1e-6,
         })
     host = [r["host_cores"] for r in rows]
-    falling = all(a >= b - 1e-9 for a, b in zip(host, host[1:])) and host[0] > host[-1]
+    falling = all(a >= b - 1e-9 for a, b in zip(host, host[1:], strict=False)) and host[0] > host[-1]
     knee = next(r["pcie_limit_gbps"] for r in rows if r["host_cores"] <= host[-1] + 1e-9)
     full = rows[-1]["snic_cores"]
     # past the knee more PCIe bandwidth goes unused: the sNIC's capacity is what binds

@@ -30,8 +30,10 @@ BAD = [
     ("missing capacity", ("snics", 0, "capacity"), _DELETE, "snics[0].capacity", "missing"),
     ("negative capacity", ("snics", 0, "capacity", "cpu"), -2, "snics[0].capacity.cpu", ">= 0"),
     ("negative need", ("nodes", 1, "per_gbps", "host", "cpu"), -0.1, "nodes[1].per_gbps.host.cpu", ">= 0"),
-    ("unknown resource in a need", ("nodes", 2, "needs"), {"host": {"gpu": 1}}, "nodes[2].needs.host.gpu", "unknown resource"),
-    ("unknown resource in a capacity", ("snics", 0, "capacity", "disk"), 1, "snics[0].capacity.disk", "unknown resource"),
+    ("unknown resource in a need", ("nodes", 2, "needs"),
+      {"host": {"gpu": 1}}, "nodes[2].needs.host.gpu", "unknown resource"),
+    ("unknown resource in a capacity", ("snics", 0, "capacity", "disk"),
+      1, "snics[0].capacity.disk", "unknown resource"),
     ("unknown field", ("nodes", 1, "colour"), "red", "nodes[1].colour", "unknown field"),
     ("unknown kind", ("nodes", 1, "kind"), "router", "nodes[1].kind", "one of nf, vm, port"),
     ("pin to an unknown sNIC", ("nodes", 1, "pin"), "snic7", "nodes[1].pin", "unknown location 'snic7'"),
@@ -46,8 +48,10 @@ BAD = [
     ("snic id 'host'", ("snics", 0, "id"), "host", "snics[0].id", "reserved"),
     ("rate not a number", ("edges", 2, "gbps"), "fast", "edges[2].gbps", "type number"),
     ("infinite rate", ("edges", 2, "gbps"), float("inf"), "edges[2].gbps", "finite"),
-    ("unknown objective weight", ("objective",), {"host_weights": {"gpu": 1}}, "objective.host_weights.gpu", "unknown resource"),
-    ("accel needs without accel", ("nodes", 2, "needs"), {"snic_accel": {"cpu": 1}}, "nodes[2].needs.snic_accel", "names no accel"),
+    ("unknown objective weight", ("objective",),
+      {"host_weights": {"gpu": 1}}, "objective.host_weights.gpu", "unknown resource"),
+    ("accel needs without accel", ("nodes", 2, "needs"),
+      {"snic_accel": {"cpu": 1}}, "nodes[2].needs.snic_accel", "names no accel"),
 ]
 
 

@@ -29,7 +29,7 @@ def test_edges_in_both_directions_are_merged(doc):
     doc["objective"] = {"pcie_gbps": 0.5, "pcie_crossing": 2.0}
     p = compile_graph(Graph.from_dict(doc))
     pairs = {(p.node_ids[u], p.node_ids[v]): (g, c) for u, v, g, c in
-             zip(p.edge_u, p.edge_v, p.edge_gbps, p.edge_cost)}
+             zip(p.edge_u, p.edge_v, p.edge_gbps, p.edge_cost, strict=False)}
     assert pairs[("dpi", "eth0")] == (3.0, 0.5 * 3.0 + 2.0 * 2)   # two directed edges
     assert pairs[("vm0", "fw")] == (2.0, 0.5 * 2.0 + 2.0)
 

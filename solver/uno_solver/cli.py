@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 from .api import DEFAULT_GAP, METHODS, solve
 from .graph import Graph, GraphError

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources as importlib_resources
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import jsonschema
 

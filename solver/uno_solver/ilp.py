@@ -52,13 +52,13 @@ def build(problem: Problem) -> tuple[pulp.LpProblem, list[list[pulp.LpAffineExpr
             q = [model.add_variable(f"q_{i}_{s}", cat=pulp.LpBinary) for s in range(problem.k)]
             model += p[i] + pulp.lpSum(q) == 1, f"one_place_{i}"
             at.append([p[i]] + q)
-    for i, j in zip(*np.nonzero(~problem.allowed)):
+    for i, j in zip(*np.nonzero(~problem.allowed), strict=False):
         model += at[i][j] == 0, f"pin_{i}_{j}"
 
     objective = [float(problem.loc_cost[i, j]) * at[i][j]
                  for i in range(problem.n) for j in range(problem.k + 1) if problem.loc_cost[i, j]]
     load: list[list[pulp.LpAffineExpression]] = [[] for _ in range(problem.k)]
-    for e, (u, v) in enumerate(zip(problem.edge_u, problem.edge_v)):
+    for e, (u, v) in enumerate(zip(problem.edge_u, problem.edge_v, strict=False)):
         for s in range(problem.k):
             d = model.add_variable(f"d_{e}_{s}", cat=pulp.LpBinary)
             model += d >= at[u][s + 1] - at[v][s + 1], f"cut_{e}_{s}_a"

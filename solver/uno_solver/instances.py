@@ -76,7 +76,7 @@ def chain_graph(n: int, seed: int, tight: bool) -> Graph:
         forward = float(rng.uniform(0.2, 4.0))
         backward = forward * float(rng.uniform(0.2, 1.0))
         path = [vm] + hops + [dest]
-        for a, b in zip(path, path[1:]):
+        for a, b in zip(path, path[1:], strict=False):
             rates[(a, b)] = rates.get((a, b), 0.0) + forward
             rates[(b, a)] = rates.get((b, a), 0.0) + backward
     return _with_limits(nodes, rates, tight)
@@ -92,7 +92,7 @@ def random_graph(n: int, seed: int, tight: bool) -> Graph:
     m = int(1.5 * n)
     src, dst = rng.integers(n, size=m), rng.integers(n, size=m)
     rates: dict[tuple[str, str], float] = {}
-    for a, b, gbps in zip(src, dst, rng.uniform(0.1, 3.0, size=m)):
+    for a, b, gbps in zip(src, dst, rng.uniform(0.1, 3.0, size=m), strict=False):
         if a != b:
             key = (nodes[a]["id"], nodes[b]["id"])
             rates[key] = rates.get(key, 0.0) + float(gbps)

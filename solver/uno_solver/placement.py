@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from .explain import explain
 from .outcome import ABS_GAP, Outcome, within
@@ -94,13 +95,13 @@ def report(problem: Problem, outcome: Outcome, method: str, rel_gap: float, seco
     res = problem.resources
     return Placement(
         status=status, method=method, objective=ev.objective, bound=bound, gap=rel,
-        location={node: locations[j] for node, j in zip(problem.node_ids, outcome.loc)},
+        location={node: locations[j] for node, j in zip(problem.node_ids, outcome.loc, strict=False)},
         host={r: float(ev.host[i]) for i, r in enumerate(res)},
         snics={snic: SnicUse(usage={r: float(ev.snic[s, i]) for i, r in enumerate(res)},
                              capacity={r: float(problem.capacity[s, i]) for i, r in enumerate(res)},
                              pcie_gbps=float(ev.pcie[s]), pcie_limit=float(problem.pcie_limit[s]))
                for s, snic in enumerate(locations[1:])},
-        moved=tuple(node for node, j, cur in zip(problem.node_ids, outcome.loc, problem.current)
+        moved=tuple(node for node, j, cur in zip(problem.node_ids, outcome.loc, problem.current, strict=False)
                     if cur >= 0 and j != cur),
         seconds=seconds,
     )

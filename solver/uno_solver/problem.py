@@ -13,8 +13,8 @@ of its ends is on sNIC s, so traffic between two sNICs crosses both links.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -149,7 +149,8 @@ def compile_graph(graph: Graph) -> Problem:
     )
 
 
-def _need(fixed: Mapping[str, float], per_gbps: Mapping[str, float], traffic: float, resources: tuple[str, ...]) -> np.ndarray:
+def _need(fixed: Mapping[str, float], per_gbps: Mapping[str, float], traffic: float,
+          resources: tuple[str, ...]) -> np.ndarray:
     return np.array([fixed.get(r, 0.0) + per_gbps.get(r, 0.0) * traffic for r in resources])
 
 

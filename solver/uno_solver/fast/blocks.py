@@ -124,7 +124,7 @@ def enumerate_options(red: Reduced, mask: np.ndarray) -> Options:
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return Options(np.zeros(0), np.zeros((0, red.m)), empty, empty, empty, empty, ())
-    comp, cost, w, group, row, grid_row = (np.concatenate(p) for p in zip(*parts))
+    comp, cost, w, group, row, grid_row = (np.concatenate(p) for p in zip(*parts, strict=False))
     order = np.argsort(comp, kind="stable")
     return Options(cost[order], w[order], comp[order], group[order], row[order], grid_row[order], tuple(groups))
 

@@ -69,7 +69,6 @@ def side_rows(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
 
 def reduce(problem: Problem) -> Reduced:
     k = problem.k
-    n_loc = k + 1
     cross = crossing_table(k)
     rhs, own_use = side_rows(problem)
     is_free = problem.allowed.sum(axis=1) >= 2

@@ -8,8 +8,8 @@ fill. Every step is exact: costs and row uses are recomputed from the blocks.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

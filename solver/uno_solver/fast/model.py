@@ -89,10 +89,10 @@ class Master:
         # x: measured against the host, whose cost and row use become constants
         base_cost = np.where(self.host_ok, large.unary_cost[:, 0], 0.0)
         base_w = np.where(self.host_ok[:, None], large.unary_w[:, 0], 0.0)
-        p, l = np.nonzero(self.xcol >= 0)
-        xc = self.xcol[p, l]
-        cost[xc] = large.unary_cost[p, l] - base_cost[p]
-        add(side + np.arange(m)[None, :], xc[:, None], large.unary_w[p, l] - base_w[p])
+        p, loc = np.nonzero(self.xcol >= 0)
+        xc = self.xcol[p, loc]
+        cost[xc] = large.unary_cost[p, loc] - base_cost[p]
+        add(side + np.arange(m)[None, :], xc[:, None], large.unary_w[p, loc] - base_w[p])
         has_row = node_row[p] >= 0
         add(node_row[p[has_row]], xc[has_row], 1.0)
 

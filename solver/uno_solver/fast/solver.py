@@ -15,7 +15,7 @@ placement better than UB lies in the core.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
