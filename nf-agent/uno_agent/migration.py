@@ -118,6 +118,7 @@ class Migrator:
                 started = time.perf_counter()
                 if step == "start":
                     new = self._start(server, flavor)
+                    server = self.inventory.get(server.id)
                     if fault:
                         os.kill(server.migration["new_pid"], signal.SIGKILL)
                 elif step == "quiesce":
@@ -164,7 +165,9 @@ class Migrator:
         return server
 
     def _journal(self, server: Server, **changes) -> Server:
-        return self.inventory.update(server.id, migration={**server.migration, **changes})
+        """Add `changes` to the journal as stored (steps add to it), and return the fresh record."""
+        current = self.inventory.get(server.id).migration
+        return self.inventory.update(server.id, migration={**current, **changes})
 
     def _start(self, server: Server, flavor: Flavor) -> NfControl:
         journal = server.migration
