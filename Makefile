@@ -26,8 +26,9 @@ $(STAMPS):
 
 # Debian packages (re-checked when the list changes).
 deps: $(STAMPS)/debs
-$(STAMPS)/debs: deploy/debian-packages.txt deploy/install-debs.sh | $(STAMPS)
+$(STAMPS)/debs: deploy/debian-packages.txt deploy/install-debs.sh deploy/sysctl-uno.conf | $(STAMPS)
 	deploy/install-debs.sh deploy/debian-packages.txt
+	deploy/install-sysctl.sh deploy/sysctl-uno.conf
 	@touch $@
 
 # Python virtualenv with the packages of setup.py, pinned by constraints.txt.

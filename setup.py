@@ -46,7 +46,9 @@ setup(
         "requests==2.34.2",
         "pulp==3.3.2",
         "highspy==1.15.1",
+        "numpy==2.4.6",
         "prometheus-client==0.26.0",
+        "waitress==3.0.2",
     ],
     extras_require={
         "test": [
@@ -56,11 +58,13 @@ setup(
             "os-ken==4.2.2",
             "matplotlib==3.11.2",
             "ruff==0.17.5",
+            "schemathesis==4.32.5",
         ],
     },
     entry_points={
         "console_scripts": [
             "unoctl=uno_agent.unoctl:main",
+            "uno-agent=uno_agent.daemon:main",
         ],
     },
 )

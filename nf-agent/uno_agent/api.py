@@ -35,6 +35,21 @@ def load_spec() -> dict:
     return json.loads(SPEC_FILE.read_text())
 
 
+def specialize(spec: dict, flavor_ids: list[str], sides: list[str]) -> dict:
+    """The document for this agent: flavorRef and the sides a server may name become enums.
+
+    Flavors come from the operator's catalog and sides from the platform, so the
+    served document states exactly which values this agent accepts.
+    """
+    spec = copy.deepcopy(spec)
+    schemas = spec["components"]["schemas"]
+    server = schemas["CreateServer"]["properties"]["server"]["properties"]
+    server["flavorRef"]["enum"] = sorted(flavor_ids)
+    server["uno:pin"]["enum"] = list(sides)
+    schemas["ServerAction"]["properties"]["migrate"]["properties"]["host"]["enum"] = list(sides)
+    return spec
+
+
 def _json_schema(node, spec: dict):
     """An OpenAPI 3.0 schema as plain JSON Schema: $refs inlined, `nullable` made explicit."""
     if isinstance(node, list):
@@ -103,6 +118,8 @@ def create_app(service, *, token: str | None = None, registry=None) -> Flask:
     app = Flask("uno_agent")
     app.config["MAX_CONTENT_LENGTH"] = 1 << 20
     spec = load_spec()
+    if service is not None:
+        spec = specialize(spec, [f.id for f in service.flavors()], service.switch_ids())
     validator = RequestValidator(spec)
 
     @app.before_request
@@ -235,6 +252,10 @@ def create_app(service, *, token: str | None = None, registry=None) -> Flask:
     def reoptimize():
         apply = body()["reoptimize"].get("apply", False)
         return {"placement": placement_view(service.reoptimize(apply=apply, trigger="api"))}
+
+    @app.get("/v2.1/uno/migrations")
+    def migrations():
+        return {"migrations": service.migrations()}
 
     @app.get("/v2.1/uno/traffic")
     def traffic():

@@ -43,12 +43,18 @@ class AgentClient:
 
 
 def register(subparsers) -> None:
+    client = argparse.ArgumentParser(add_help=False)
+    client.add_argument("--agent", default=DEFAULT_URL, metavar="URL",
+                        help=f"the agent's REST API (default {DEFAULT_URL}, or $UNO_AGENT_URL)")
+    client.add_argument("--token-file", help="file with the X-Auth-Token")
     nf = subparsers.add_parser("nf", help="create, list, show, delete and migrate VMs and NFs (the agent)",
                                description="Manage VMs and NFs through the NF agent's REST API.")
-    _client_flags(nf)
     sub = nf.add_subparsers(dest="nf_command", metavar="ACTION", required=True)
 
-    create = sub.add_parser("create", help="create a VM or an NF; the agent places it")
+    def action(name: str, text: str):
+        return sub.add_parser(name, help=text, parents=[client])
+
+    create = action("create", "create a VM or an NF; the agent places it")
     create.add_argument("name")
     create.add_argument("--flavor", required=True, help="flavor id (unoctl nf flavors)")
     create.add_argument("--pin", help="run only on this side: host, snic0, ...")
@@ -57,36 +63,30 @@ def register(subparsers) -> None:
     create.add_argument("--json", action="store_true")
     create.set_defaults(func=_create)
 
-    listing = sub.add_parser("list", help="all servers")
+    listing = action("list", "all servers")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(func=_list)
 
     for name, text, func in (("show", "one server", _show), ("delete", "stop and remove a server", _delete)):
-        parser = sub.add_parser(name, help=text)
+        parser = action(name, text)
         parser.add_argument("server", help="id or name")
         parser.add_argument("--json", action="store_true")
         parser.set_defaults(func=func)
 
-    migrate = sub.add_parser("migrate", help="move an NF host <-> sNIC with its state, losing no packet")
+    migrate = action("migrate", "move an NF host <-> sNIC with its state, losing no packet")
     migrate.add_argument("server", help="id or name")
     migrate.add_argument("--to", help="host, snic0, ... (default: the other side)")
     migrate.add_argument("--json", action="store_true")
     migrate.set_defaults(func=_migrate)
 
-    flavors = sub.add_parser("flavors", help="NF and VM types with their costs")
+    flavors = action("flavors", "NF and VM types with their costs")
     flavors.add_argument("--json", action="store_true")
     flavors.set_defaults(func=_flavors)
 
-    stats = subparsers.add_parser("stats", help="host and sNIC use, PCIe, traffic, placement (the agent)")
-    _client_flags(stats)
+    stats = subparsers.add_parser("stats", help="host and sNIC use, PCIe, traffic, placement (the agent)",
+                                  parents=[client])
     stats.add_argument("--json", action="store_true")
     stats.set_defaults(func=_stats)
-
-
-def _client_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--agent", default=DEFAULT_URL, metavar="URL",
-                        help=f"the agent's REST API (default {DEFAULT_URL}, or $UNO_AGENT_URL)")
-    parser.add_argument("--token-file", help="file with the X-Auth-Token")
 
 
 def _client(args: argparse.Namespace) -> AgentClient:

@@ -11,6 +11,8 @@ import dataclasses
 import json
 import pathlib
 
+from uno_agent.migration import FAULTS
+
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 DEFAULTS: dict = {
@@ -18,10 +20,15 @@ DEFAULTS: dict = {
     "token_file": None,             # a file holding the X-Auth-Token; None = no authentication
     "platform": {"prefix": "uno-", "state_dir": "/run/uno"},
     "oneswitch_url": "http://127.0.0.1:8181",
+    "oneswitch_openflow": "tcp:127.0.0.1:6634",   # OneSwitch's passive listener: virtual flow counters
     "database": None,               # None = <state_dir>/<prefix>/agent/inventory.db
     "nf_bin_dir": str(REPO_ROOT / "nfs" / "build" / "bin"),
     "flavors_file": None,           # extra or replacement flavors (JSON list), merged by id
     "launcher": "process",
+    "libvirt_uri": "lxc:///system",  # with launcher "libvirt"
+    # Real failures injected into migrations, to test the rollback; never in production.
+    # Entries "step=action" from uno_agent.migration.FAULTS, e.g. ["state=corrupt-state"].
+    "migration_faults": [],
     "monitor": {
         "enabled": True,
         "interval_s": 2.0,          # polling period of switch counters
@@ -55,11 +62,14 @@ class AgentConfig:
     prefix: str
     state_dir: str
     oneswitch_url: str
+    oneswitch_openflow: str
     database: pathlib.Path
     run_dir: pathlib.Path
     nf_bin_dir: pathlib.Path
     flavors_file: pathlib.Path | None
     launcher: str
+    libvirt_uri: str
+    migration_faults: dict[str, str]
     monitor: MonitorConfig
 
 
@@ -89,6 +99,16 @@ def _typed(raw: dict, path: str, kind: type, *, optional: bool = False):
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
         raise ConfigError(f"{path} must be a {kind.__name__}, not {value!r}")
     return value
+
+
+def _faults(entries: list) -> dict[str, str]:
+    faults = {}
+    for entry in entries:
+        if not isinstance(entry, str) or entry not in FAULTS:
+            raise ConfigError(f"migration_faults: {entry!r} is not one of {', '.join(FAULTS)}")
+        step, action = entry.split("=")
+        faults[step] = action
+    return faults
 
 
 def load(file: str | None = None, overrides: dict | None = None) -> AgentConfig:
@@ -145,8 +165,10 @@ def _validate(raw: dict) -> AgentConfig:
     return AgentConfig(
         host=host, port=int(port_text), token=token, prefix=prefix, state_dir=state_dir,
         oneswitch_url=_typed(raw, "oneswitch_url", str).rstrip("/"),
+        oneswitch_openflow=_typed(raw, "oneswitch_openflow", str),
         database=pathlib.Path(database) if database else agent_dir / "inventory.db",
         run_dir=agent_dir, nf_bin_dir=pathlib.Path(_typed(raw, "nf_bin_dir", str)),
         flavors_file=pathlib.Path(flavors_file) if flavors_file else None,
-        launcher=launcher, monitor=monitor,
+        launcher=launcher, libvirt_uri=_typed(raw, "libvirt_uri", str),
+        migration_faults=_faults(_typed(raw, "migration_faults", list)), monitor=monitor,
     )

@@ -25,6 +25,7 @@ from uno_agent.inventory import Inventory
 from uno_agent.launcher import Launcher, ProcessLauncher
 from uno_agent.libvirt_launcher import LibvirtLauncher
 from uno_agent.metrics import registry_for
+from uno_agent.migration import Migrator
 from uno_agent.monitor import Monitor, TrafficMatrix
 from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Placer
@@ -79,6 +80,8 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
         placer=Placer(platform.description, flavors, threshold_cores=cfg.monitor.threshold_cores,
                       dampening_s=cfg.monitor.dampening_s),
         traffic=traffic, flows_target=cfg.oneswitch_openflow)
+    service.migrator = Migrator(service.inventory, launcher, portmap, free_port=service.free_port_name,
+                                faults=cfg.migration_faults)
     monitor = Monitor(service.read_counters, traffic,
                       lambda: service.reoptimize(apply=True, trigger="monitor"),
                       interval_s=cfg.monitor.interval_s, replace_every=cfg.monitor.replace_every,

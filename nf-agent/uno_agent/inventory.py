@@ -26,14 +26,15 @@ _COLUMNS = {
     "pin": "TEXT",
     "vport": "INTEGER",
     "port": "TEXT",
-    "nf_ifname": "TEXT",
     "netns": "TEXT",
+    "instance": "TEXT",
     "pid": "INTEGER",
     "pid_start": "INTEGER",
     "control": "TEXT",
     "ip": "TEXT",
     "mac": "TEXT",
     "config": "TEXT NOT NULL",
+    "migration": "TEXT",
     "created_at": "REAL NOT NULL",
     "moved_at": "REAL",
     "fault": "TEXT",
@@ -51,12 +52,13 @@ class Server:
     status: str
     created_at: float
     config: dict = dataclasses.field(default_factory=dict)
+    migration: dict | None = None     # the journal of a migration under way (migration.py)
     side: str | None = None
     pin: str | None = None
     vport: int | None = None
     port: str | None = None
-    nf_ifname: str | None = None
     netns: str | None = None
+    instance: str | None = None       # the running instance (launcher id); changes with each migration
     pid: int | None = None
     pid_start: int | None = None
     control: str | None = None
@@ -129,9 +131,11 @@ class Inventory:
 def _to_row(server: Server) -> dict:
     row = dataclasses.asdict(server)
     row["config"] = json.dumps(row["config"], sort_keys=True)
+    row["migration"] = None if row["migration"] is None else json.dumps(row["migration"], sort_keys=True)
     return row
 
 
 def _from_row(row: dict) -> Server:
     row["config"] = json.loads(row["config"])
+    row["migration"] = None if row["migration"] is None else json.loads(row["migration"])
     return Server(**row)

@@ -1,21 +1,26 @@
-"""Launching NF processes on either side of the platform, and finding them again.
+"""Launchers start VMs and NFs on a side of the platform, with their switch port, and stop them.
 
-The process launcher starts an NF binary in the chosen side's namespace and
-cgroup (so the sNIC's CPU quota and accounting apply), detached from the agent
-(its own session), so that NFs outlive an agent restart and are re-adopted by
+Two launchers sit behind the `Launcher` interface: `ProcessLauncher` (NFs as
+processes, VMs as namespaces; the emulated platform's default) and
+`libvirt_launcher.LibvirtLauncher` (both as libvirt LXC domains). Instances are
+detached from the agent, so they outlive an agent restart and are re-adopted by
 pid + start time.
 """
 from __future__ import annotations
 
+import abc
 import dataclasses
 import logging
+import os
 import pathlib
 import subprocess
+import tempfile
 import time
 
-from uno_agent.errors import AgentError, Conflict
+from uno_agent.errors import AgentError, BadRequest, Conflict, Unavailable
 from uno_platform import system
 from uno_platform.base import Platform
+from uno_platform.errors import PlatformError
 
 log = logging.getLogger(__name__)
 READY_TIMEOUT = 10.0
@@ -23,17 +28,23 @@ READY_TIMEOUT = 10.0
 
 @dataclasses.dataclass(frozen=True)
 class Instance:
-    pid: int
-    pid_start: int
-    control: str
+    """A running VM or NF: its process, its switch port, and (NFs) its control socket."""
+
+    pid: int | None
+    pid_start: int | None
+    port: str
+    control: str | None = None
+    netns: str | None = None
+    ip: str | None = None
+    mac: str | None = None
 
 
 class LaunchError(AgentError):
-    """The NF did not start (its log's last line says why)."""
+    """The instance did not start (its log's last line says why)."""
 
 
-class ProcessLauncher:
-    """NFs as processes: `<bin_dir>/<binary> --iface IF --control SOCK [--config FILE]`."""
+class Launcher(abc.ABC):
+    """Starts and stops instances; the switch port is part of the instance."""
 
     def __init__(self, platform: Platform, bin_dir: pathlib.Path, run_dir: pathlib.Path):
         self.platform = platform
@@ -41,49 +52,157 @@ class ProcessLauncher:
         self.run_dir = run_dir
         run_dir.mkdir(parents=True, exist_ok=True)
 
+    @abc.abstractmethod
+    def start_nf(self, instance_id: str, binary: str, side: str, port: str,
+                 config_text: str | None, *, buffering: bool = False) -> Instance:
+        """Create `port` on `side`'s switch and start the NF on it; ready when this returns.
+
+        With `buffering`, the NF holds what it receives until told to release it (a migration target).
+        """
+
+    @abc.abstractmethod
+    def start_vm(self, instance_id: str, index: int) -> Instance:
+        """Start VM number `index` on the host switch."""
+
+    @abc.abstractmethod
+    def stop(self, instance_id: str, kind: str, side: str | None, port: str | None,
+             pid: int | None, pid_start: int | None) -> None:
+        """Stop the instance and remove its port; whatever is already gone is fine."""
+
+    @abc.abstractmethod
+    def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
+              netns: str | None) -> bool:
+        """Whether the instance still runs."""
+
     def binary(self, name: str) -> pathlib.Path:
         path = self.bin_dir / name
         if not path.is_file():
             raise Conflict(f"NF binary {path} is missing (build it with `make nfs`)")
         return path
 
-    def start(self, instance_id: str, binary: str, side: str, iface: str,
-              config_text: str | None) -> Instance:
-        """Start the NF and wait until its control socket answers connections."""
-        control = self.run_dir / f"{instance_id}.sock"
+    def nf_argv(self, instance_id: str, binary: str, iface: str, config_text: str | None,
+                buffering: bool) -> list[str]:
+        control = self.control_path(instance_id)
         control.unlink(missing_ok=True)
         argv = [str(self.binary(binary)), "--iface", iface, "--control", str(control)]
+        if buffering:
+            argv.append("--buffering")
         if config_text is not None:
             config = self.run_dir / f"{instance_id}.conf"
             config.write_text(config_text)
             argv += ["--config", str(config)]
-        logfile = self.run_dir / f"{instance_id}.log"
-        with open(logfile, "ab") as log_out:
-            proc = self.platform.spawn(side, argv, stdin=subprocess.DEVNULL, stdout=log_out,
-                                       stderr=log_out, start_new_session=True)
-        started = system.start_time(proc.pid)
+        return argv
+
+    def check_config(self, binary: str, config_text: str | None) -> None:
+        """Have the NF binary validate a configuration; BadRequest with its reason if it refuses it."""
+        argv = [str(self.binary(binary)), "--check-config"]
+        with tempfile.NamedTemporaryFile("w", dir=self.run_dir, suffix=".conf") as config:
+            if config_text is not None:
+                config.write(config_text)
+                config.flush()
+                argv += ["--config", config.name]
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        if result.returncode != 0:
+            reason = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
+            raise BadRequest(f"uno:nf_config refused by {binary}: {reason.replace(config.name, 'config')}")
+
+    def control_path(self, instance_id: str) -> pathlib.Path:
+        return self.run_dir / f"{instance_id}.sock"
+
+    def log_path(self, instance_id: str) -> pathlib.Path:
+        return self.run_dir / f"{instance_id}.log"
+
+    def wait_ready(self, instance_id: str, what: str, exited) -> None:
+        """Wait for the NF's control socket; LaunchError with its log's last line if it dies."""
+        control = self.control_path(instance_id)
         deadline = time.monotonic() + READY_TIMEOUT
         while not control.exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                self.stop(proc.pid, started)
-                proc.wait()
-                raise LaunchError(f"{binary} on {side} did not start: {_last_line(logfile)}")
+            if exited() or time.monotonic() > deadline:
+                raise LaunchError(f"{what} did not start: {_last_line(self.log_path(instance_id))}")
             time.sleep(0.01)
-        log.info("started %s (%s) on %s as pid %d", instance_id, binary, side, proc.pid)
-        return Instance(pid=proc.pid, pid_start=started, control=str(control))
 
-    @staticmethod
-    def alive(pid: int | None, pid_start: int | None) -> bool:
-        return pid is not None and system.is_alive(pid, pid_start)
+    def publish(self, server_id: str, control: str) -> None:
+        """Make <run_dir>/<server_id>.sock lead to the server's current control socket (atomically)."""
+        link = self.run_dir / f"{server_id}.sock"
+        tmp = self.run_dir / f".{server_id}.sock.tmp"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(control)
+        os.replace(tmp, link)
 
-    def stop(self, pid: int | None, pid_start: int | None) -> None:
-        if pid is not None:
-            system.stop_process(pid, pid_start)
+    def unpublish(self, server_id: str) -> None:
+        (self.run_dir / f"{server_id}.sock").unlink(missing_ok=True)
 
     def forget(self, instance_id: str) -> None:
         """Remove the instance's control socket and config (its log stays for the operator)."""
         for suffix in (".sock", ".conf"):
             (self.run_dir / f"{instance_id}{suffix}").unlink(missing_ok=True)
+
+
+class ProcessLauncher(Launcher):
+    """NFs as processes in the side's namespace and cgroup; VMs as namespaces."""
+
+    def start_nf(self, instance_id: str, binary: str, side: str, port: str,
+                 config_text: str | None, *, buffering: bool = False) -> Instance:
+        self.binary(binary)  # fail before creating anything
+        created = platform_call(self.platform.add_port, side, port)
+        try:
+            argv = self.nf_argv(instance_id, binary, created["nf_ifname"], config_text, buffering)
+            with open(self.log_path(instance_id), "ab") as log_out:
+                proc = self.platform.spawn(side, argv, stdin=subprocess.DEVNULL, stdout=log_out,
+                                           stderr=log_out, start_new_session=True)
+            started = system.start_time(proc.pid)
+            try:
+                self.wait_ready(instance_id, f"{binary} on {side}", lambda: proc.poll() is not None)
+            except LaunchError:
+                system.stop_process(proc.pid, started)
+                proc.wait()
+                raise
+        except BaseException:
+            platform_call(self.platform.remove_port, side, port)
+            raise
+        log.info("started NF %s (%s) on %s as pid %d", instance_id, binary, side, proc.pid)
+        return Instance(pid=proc.pid, pid_start=started, port=port,
+                        control=str(self.control_path(instance_id)), netns=created["netns"])
+
+    def start_vm(self, instance_id: str, index: int) -> Instance:
+        vm = platform_call(self.platform.add_vm, index)
+        return Instance(pid=None, pid_start=None, port=vm["port"], netns=vm["netns"], ip=vm["ip"],
+                        mac=vm["mac"])
+
+    def stop(self, instance_id: str, kind: str, side: str | None, port: str | None,
+             pid: int | None, pid_start: int | None) -> None:
+        if kind == "vm":
+            if port:
+                platform_call(self.platform.remove_vm, vm_index(port))
+            return
+        if pid is not None:
+            system.stop_process(pid, pid_start)
+        if side and port:
+            platform_call(self.platform.remove_port, side, port)
+
+    def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
+              netns: str | None) -> bool:
+        if kind == "vm":
+            return netns is not None and netns in system.netns_list()
+        return pid is not None and system.is_alive(pid, pid_start)
+
+
+def platform_call(function, *args):
+    """Call the platform; its failures become 503s (the platform is a dependency)."""
+    try:
+        return function(*args)
+    except PlatformError as exc:
+        raise Unavailable(f"platform: {exc}") from None
+
+
+def vm_netns(prefix: str, server: dict) -> str:
+    """The namespace of a VM the process launcher made, from its API view: <prefix>vm<N> for 10.0.0.<N+1>."""
+    return f"{prefix}vm{int(server['addresses']['tenant'][0]['addr'].rsplit('.', 1)[1]) - 1}"
+
+
+def vm_index(port: str) -> int:
+    """The number of a VM from its port name, '<prefix>vm<N>'."""
+    return int(port.rsplit("vm", 1)[1])
 
 
 def _last_line(path: pathlib.Path) -> str:

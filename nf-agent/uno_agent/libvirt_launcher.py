@@ -36,7 +36,9 @@ class LibvirtLauncher(Launcher):
             raise LaunchError(f"libvirt: {exc}") from None
 
     def domain_name(self, instance_id: str) -> str:
-        return f"{self.platform.prefix}{instance_id[:8]}"
+        """<prefix><first 8 hex of the server id>-<generation>: unique per instance, short to read."""
+        server_id, _, generation = instance_id.rpartition("-")
+        return f"{self.platform.prefix}{server_id[:8]}-{generation}"
 
     def _create(self, instance_id: str, port: str, command: str, mac: str | None) -> int:
         """Start the domain; returns the pid of its init process."""
@@ -54,8 +56,8 @@ class LibvirtLauncher(Launcher):
             system.run(["nsenter", "-t", str(pid), "-n", *argv])
 
     def start_nf(self, instance_id: str, binary: str, side: str, port: str,
-                 config_text: str | None) -> Instance:
-        argv = self.nf_argv(instance_id, binary, "eth0", config_text)
+                 config_text: str | None, *, buffering: bool = False) -> Instance:
+        argv = self.nf_argv(instance_id, binary, "eth0", config_text, buffering)
         command = f"exec {shlex.join(argv)} >> {shlex.quote(str(self.log_path(instance_id)))} 2>&1"
         pid = self._create(instance_id, port, command, None)
         try:

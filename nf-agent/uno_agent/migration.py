@@ -20,22 +20,26 @@ where OneSwitch says the virtual port is.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
+import os
+import signal
 import time
 from collections.abc import Callable
-
-from uno_nfs import NfControl, NfControlError
 
 from uno_agent.catalog import Flavor
 from uno_agent.errors import AgentError, Conflict
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Launcher
 from uno_agent.oneswitch import PortMapper
+from uno_nfs import NfControl, NfControlError
 
 log = logging.getLogger(__name__)
 
 STEPS = ("start", "quiesce", "state", "remap", "drain", "release", "retire")
+FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port")
+REPORTS_KEPT = 100
 QUIET_S = 0.005          # the old NF received nothing for this long: nothing is in flight to it
 DRAIN_TIMEOUT_S = 2.0
 
@@ -61,26 +65,40 @@ class MigrationReport:
     packets_moved: int = 0
     held_by_new: int = 0
     rolled_back: bool = False
+    held_from: float | None = None     # wall-clock time of the old NF's buffer start
+    held_until: float | None = None    # ... and of the new NF's release
 
     @property
     def held_window_s(self) -> float:
         """From the old NF's buffer start to the new NF's release: the extra delay a packet can see."""
         return sum(self.timings.get(step, 0.0) for step in ("quiesce", "state", "remap", "drain", "release"))
 
+    def to_json(self) -> dict:
+        return {**dataclasses.asdict(self), "held_window_s": self.held_window_s}
+
 
 class Migrator:
-    """Runs migrations. `step_hook(step, server)` is called before each step (for observers)."""
+    """Runs migrations.
+
+    `faults` injects real failures at named steps, to test the rollback (never set in
+    production): {"start": "kill-new-nf"} kills the new NF once it runs, {"state":
+    "corrupt-state"} damages the exported state so the new NF refuses it, {"remap":
+    "bad-port"} asks OneSwitch to remap to a port that does not exist.
+    """
 
     def __init__(self, inventory: Inventory, launcher: Launcher, portmap: PortMapper, *,
                  free_port: Callable[[], str], clock: Callable[[], float] = time.time,
-                 step_hook: Callable[[str, Server], None] | None = None):
+                 faults: dict[str, str] | None = None):
+        unknown = {f"{k}={v}" for k, v in (faults or {}).items()} - set(FAULTS)
+        if unknown:
+            raise ValueError(f"unknown migration faults {sorted(unknown)} (have: {', '.join(FAULTS)})")
         self.inventory = inventory
         self.launcher = launcher
         self.portmap = portmap
         self.free_port = free_port
         self.clock = clock
-        self.step_hook = step_hook or (lambda step, server: None)
-        self.reports: list[MigrationReport] = []
+        self.faults = faults or {}
+        self.reports: collections.deque[MigrationReport] = collections.deque(maxlen=REPORTS_KEPT)
 
     def ports_in_use(self) -> set[str]:
         return {s.migration["new_port"] for s in self.inventory.list()
@@ -89,30 +107,43 @@ class Migrator:
     def migrate(self, server: Server, flavor: Flavor, target: str) -> Server:
         report = MigrationReport(server=server.id, source=server.side, target=target)
         journal = {"target": target, "new_port": self.free_port(), "step": "start",
-                   "new_id": f"{server.id}.{int(self.clock() * 1000)}"}
+                   "new_id": f"{server.id}-{int(self.clock() * 1000)}"}
         server = self.inventory.update(server.id, status="MIGRATING", migration=journal)
         old = NfControl(server.control)
         new: NfControl | None = None
         try:
             for step in STEPS:
                 server = self._journal(server, step=step)
-                self.step_hook(step, server)
+                fault = self.faults.get(step)
                 started = time.perf_counter()
                 if step == "start":
                     new = self._start(server, flavor)
+                    server = self.inventory.get(server.id)
+                    if fault:
+                        os.kill(server.migration["new_pid"], signal.SIGKILL)
                 elif step == "quiesce":
+                    report.held_from = self.clock()
                     old.buffer_start()
                 elif step == "state":
                     blob = old.state_get()
-                    report.flows = new.state_put(blob, replace=True)
+                    got = time.perf_counter()
+                    report.flows = new.state_put(b"XXXX" + blob[4:] if fault else blob, replace=True)
+                    # the NFs time their own (de)serialisation; the rest of the two calls is transfer
+                    report.timings["serialise"] = old.last_nf_seconds
+                    report.timings["deserialise"] = new.last_nf_seconds
+                    report.timings["transfer"] = (time.perf_counter() - started - old.last_nf_seconds
+                                                  - new.last_nf_seconds)
+                    report.timings["state_get_call"] = got - started
                     report.state_bytes = len(blob)
                 elif step == "remap":
                     self._check_alive(new, "the new NF")
-                    self.portmap.remap(server.vport, target, journal["new_port"])
+                    port = f"{journal['new_port']}-missing" if fault else journal["new_port"]
+                    self.portmap.remap(server.vport, target, port)
                 elif step == "drain":
                     report.packets_moved = self._drain(old, new)
                 elif step == "release":
                     report.held_by_new = new.buffer_release()
+                    report.held_until = self.clock()
                 elif step == "retire":
                     server = self._retire(server)
                 report.timings[step] = time.perf_counter() - started
@@ -134,7 +165,9 @@ class Migrator:
         return server
 
     def _journal(self, server: Server, **changes) -> Server:
-        return self.inventory.update(server.id, migration={**server.migration, **changes})
+        """Add `changes` to the journal as stored (steps add to it), and return the fresh record."""
+        current = self.inventory.get(server.id).migration
+        return self.inventory.update(server.id, migration={**current, **changes})
 
     def _start(self, server: Server, flavor: Flavor) -> NfControl:
         journal = server.migration
@@ -171,20 +204,22 @@ class Migrator:
 
     def _retire(self, server: Server) -> Server:
         journal = server.migration
-        self.launcher.stop(server.id, "nf", server.side, server.port, server.pid, server.pid_start)
-        self.launcher.forget(server.id)
+        self.launcher.publish(server.id, journal["new_control"])
+        self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start)
+        self.launcher.forget(server.instance)
         return self.inventory.update(
-            server.id, status="ACTIVE", side=journal["target"], port=journal["new_port"],
+            server.id, status="ACTIVE", side=journal["target"], port=journal["new_port"], instance=journal["new_id"],
             pid=journal["new_pid"], pid_start=journal["new_pid_start"], control=journal["new_control"],
             netns=journal.get("new_netns"), moved_at=self.clock(), migration=None)
 
     def _roll_back(self, server: Server, old: NfControl, new: NfControl | None) -> None:
-        """Put the NF back on its old side, forwarding, with whatever it held processed in order."""
+        """Put the NF back on its old side, forwarding, with whatever it held processed in order.
+
+        Best effort at every step: a part that does not answer is logged and the rest still runs.
+        """
         journal = server.migration
-        step = journal["step"]
-        if STEPS.index(step) >= STEPS.index("remap"):
-            # The remap may have happened: point the virtual port back at the old port.
-            self.portmap.remap(server.vport, server.side, server.port)
+        if STEPS.index(journal["step"]) >= STEPS.index("remap"):
+            self._remap_back(server)
             if new is not None:
                 try:
                     packets = new.buffer_take_all()
@@ -201,6 +236,14 @@ class Migrator:
                            journal.get("new_pid"), journal.get("new_pid_start"))
         self.launcher.forget(journal["new_id"])
         self.inventory.update(server.id, status="ACTIVE", migration=None)
+
+    def _remap_back(self, server: Server) -> None:
+        """Point the virtual port at the old port again, if the remap took effect."""
+        try:
+            if self.portmap.mappings().get(server.vport) != (server.side, server.port):
+                self.portmap.remap(server.vport, server.side, server.port)
+        except AgentError as exc:
+            log.error("rollback of %s: cannot remap virtual port %s back: %s", server.name, server.vport, exc)
 
     def recover(self, server: Server) -> Server:
         """Finish or undo a migration the agent was running when it stopped."""

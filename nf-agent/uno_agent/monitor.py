@@ -57,14 +57,17 @@ class TrafficMatrix:
         return dict(self._rates)
 
     def node_rates(self) -> dict[str, float]:
-        """Traffic each node handles: the larger of what it receives and what it sends."""
-        incoming: dict[str, float] = {}
-        outgoing: dict[str, float] = {}
-        for (src, dst), rate in self._rates.items():
-            outgoing[src] = outgoing.get(src, 0.0) + rate
-            incoming[dst] = incoming.get(dst, 0.0) + rate
-        return {node: max(incoming.get(node, 0.0), outgoing.get(node, 0.0))
-                for node in set(incoming) | set(outgoing)}
+        return node_traffic(self._rates)
+
+
+def node_traffic(rates: dict[Edge, float]) -> dict[str, float]:
+    """Traffic each node handles: the larger of what it receives and what it sends."""
+    incoming: dict[str, float] = {}
+    outgoing: dict[str, float] = {}
+    for (src, dst), rate in rates.items():
+        outgoing[src] = outgoing.get(src, 0.0) + rate
+        incoming[dst] = incoming.get(dst, 0.0) + rate
+    return {n: max(incoming.get(n, 0.0), outgoing.get(n, 0.0)) for n in set(incoming) | set(outgoing)}
 
 
 class Monitor:

@@ -46,6 +46,10 @@ class PortMapper:
         """Unmap a virtual port; one that is not mapped any more is fine."""
         self._call("DELETE", f"/v1/ports/{vport}", missing_ok=True)
 
+    def remap(self, vport: int, switch_id: str, port: str) -> None:
+        """Move a virtual port to another physical port, make-before-break; in effect on return."""
+        self._call("PUT", f"/v1/ports/{vport}", json={"switch": switch_id, "port": port})
+
     def mappings(self) -> dict[int, tuple[str, str]]:
         """Virtual port -> (switch id, physical port name)."""
         ports = self._call("GET", "/v1/ports")["ports"]

@@ -86,6 +86,8 @@ class AgentService:
             self._check_side(flavor, pin)
         if flavor.kind == "vm" and nf_config is not None:
             raise BadRequest("uno:nf_config is for NFs, not VMs")
+        if flavor.kind == "nf":
+            self.launcher.check_config(flavor.binary, nf_config)
         with self._lock:
             if any(s.name == name for s in self.inventory.list()):
                 raise Conflict(f"a server named {name!r} exists already")
@@ -118,8 +120,9 @@ class AgentService:
         used = {int(vm["id"][2:]) for vm in self.platform.description["vms"]}
         used |= {vm_index(s.port) for s in self.inventory.list() if s.kind == "vm" and s.port}
         index = next(i for i in range(10_000) if i not in used)
-        server = self.inventory.update(server.id, side="host", port=f"{self.platform.prefix}vm{index}")
-        vm = self.launcher.start_vm(server.id, index)
+        server = self.inventory.update(server.id, side="host", port=f"{self.platform.prefix}vm{index}",
+                                       instance=f"{server.id}-0")
+        vm = self.launcher.start_vm(server.instance, index)
         server = self.inventory.update(server.id, port=vm.port, netns=vm.netns, ip=vm.ip, mac=vm.mac,
                                        pid=vm.pid, pid_start=vm.pid_start)
         vport = self.portmap.add("host", vm.port)
@@ -131,14 +134,15 @@ class AgentService:
                                          self.traffic_matrix.rates(), now=self.clock())
         side = decision.servers[server.id]
         self._record_decision(decision)
-        server = self.inventory.update(server.id, side=side, port=self._free_port_name())
-        nf = self.launcher.start_nf(server.id, flavor.binary, side, server.port, nf_config)
+        server = self.inventory.update(server.id, side=side, port=self.free_port_name(), instance=f"{server.id}-0")
+        nf = self.launcher.start_nf(server.instance, flavor.binary, side, server.port, nf_config)
         server = self.inventory.update(server.id, pid=nf.pid, pid_start=nf.pid_start, control=nf.control,
                                        netns=nf.netns)
+        self.launcher.publish(server.id, nf.control)
         vport = self.portmap.add(side, server.port)
         return self.inventory.update(server.id, vport=vport, status="ACTIVE")
 
-    def _free_port_name(self) -> str:
+    def free_port_name(self) -> str:
         taken = {s.port for s in self.inventory.list() if s.port}
         if self.migrator is not None:
             taken |= self.migrator.ports_in_use()
@@ -155,7 +159,8 @@ class AgentService:
                 raise Conflict(f"server {server.name!r} is migrating")
             self._teardown(server)
             self.inventory.delete(server_id)
-            self.launcher.forget(server_id)
+            self.launcher.forget(server.instance)
+            self.launcher.unpublish(server_id)
             self.counters["deleted"] += 1
             log.info("deleted %s %s (%s)", server.kind, server.name, server_id)
 
@@ -165,7 +170,9 @@ class AgentService:
             return
         if server.vport is not None:
             self.portmap.remove(server.vport)
-        self.launcher.stop(server.id, server.kind, server.side, server.port, server.pid, server.pid_start)
+        if server.instance is not None:
+            self.launcher.stop(server.instance, server.kind, server.side, server.port, server.pid,
+                               server.pid_start)
 
     # -- migration and placement ---------------------------------------------------------
 
@@ -194,6 +201,10 @@ class AgentService:
             self.counters["migrations"] += 1
             log.info("migrated %s from %s to %s (%s)", server.name, server.side, target, trigger)
             return moved
+
+    def migrations(self) -> list[dict]:
+        """Reports of the recent migrations, newest last (steps and their seconds, state size)."""
+        return [] if self.migrator is None else [r.to_json() for r in self.migrator.reports]
 
     def _default_snic(self) -> str:
         return next(s for s in self.switch_ids() if s != "host")
@@ -293,7 +304,7 @@ class AgentService:
                     continue
                 if server.status == "MIGRATING" and self.migrator is not None:
                     server = self.migrator.recover(server)
-                alive = self.launcher.alive(server.id, server.kind, server.pid, server.pid_start,
+                alive = self.launcher.alive(server.instance, server.kind, server.pid, server.pid_start,
                                             server.netns)
                 if alive:
                     report["adopted"].append(server.name)

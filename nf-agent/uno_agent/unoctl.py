@@ -16,6 +16,8 @@ import sys
 COMPONENT_CLIS = (
     "uno_platform.cli",
     "uno_oneswitch.cli",
+    "uno_solver.cli",
+    "uno_agent.cli",
 )
 
 

@@ -84,3 +84,103 @@ def tcp_throughput_mbps(client_ns: str, server_ns: str, server_ip: str, seconds:
     finally:
         server.kill()
         server.wait()
+
+
+_UDP_SINK = textwrap.dedent("""
+    import json, socket, struct, sys, time
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    sock.bind((sys.argv[1], int(sys.argv[2])))
+    idle = float(sys.argv[3])
+    print("ready", flush=True)
+    sock.settimeout(30)
+    seen, dup, reordered, latencies, arrivals = {}, 0, 0, [], []
+    last = {}
+    while True:
+        try:
+            data = sock.recv(2048)
+        except socket.timeout:
+            break
+        now = time.time()
+        flow, seq, sent = struct.unpack_from("!HId", data)
+        got = seen.setdefault(flow, set())
+        if seq in got:
+            dup += 1
+        got.add(seq)
+        if seq < last.get(flow, -1):
+            reordered += 1
+        last[flow] = max(seq, last.get(flow, -1))
+        latencies.append(now - sent)
+        arrivals.append(now)
+        sock.settimeout(idle)
+    json.dump({"received": {str(f): len(s) for f, s in seen.items()},
+               "missing": {str(f): sorted(set(range(max(s) + 1)) - s)[:20] for f, s in seen.items()},
+               "duplicates": dup, "reordered": reordered, "latencies": latencies, "arrivals": arrivals},
+              sys.stdout)
+""")
+
+_UDP_SOURCE = textwrap.dedent("""
+    import json, socket, struct, sys, time
+    dst, port, flows, pps, seconds, size, sport = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
+                                                   float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]),
+                                                   int(sys.argv[7]))
+    socks = []
+    for f in range(flows):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("0.0.0.0", sport + f))
+        socks.append(s)
+    total = int(pps * seconds)
+    pad = b"x" * max(0, size - 14)
+    start = time.perf_counter()
+    seqs = [0] * flows
+    for i in range(total):
+        target = start + i / pps
+        while time.perf_counter() < target:
+            pass
+        f = i % flows
+        socks[f].sendto(struct.pack("!HId", f, seqs[f], time.time()) + pad, (dst, port))
+        seqs[f] += 1
+    json.dump({"sent": {str(f): n for f, n in enumerate(seqs)}, "seconds": time.perf_counter() - start},
+              sys.stdout)
+""")
+
+
+class NumberedUdp:
+    """Numbered UDP packets over many flows from a source namespace to a sink: loss, duplicates, order.
+
+    Each packet carries (flow, sequence number, send time); flows differ by source port.
+        with NumberedUdp(vm_ns, ext_ns, ext_ip, flows=1000, pps=10000, seconds=5) as run:
+            ... migrate something while it runs ...
+        run.result   # {"sent", "received", "missing", "duplicates", "reordered", "latencies", "arrivals"}
+    """
+
+    def __init__(self, source_ns: str, sink_ns: str, sink_ip: str, *, flows: int, pps: float, seconds: float,
+                 size: int = 64, port: int = 9999, sport: int = 20000, idle: float = 2.0):
+        self.args = (source_ns, sink_ns, sink_ip, flows, pps, seconds, size, port, sport, idle)
+        self.result: dict | None = None
+
+    def __enter__(self) -> NumberedUdp:
+        source_ns, sink_ns, sink_ip, flows, pps, seconds, size, port, sport, idle = self.args
+        self.sink = subprocess.Popen(["ip", "netns", "exec", sink_ns, sys.executable, "-c", _UDP_SINK, sink_ip,
+                                      str(port), str(idle)], stdout=subprocess.PIPE, text=True)
+        assert self.sink.stdout.readline().strip() == "ready"
+        self.source = subprocess.Popen(["ip", "netns", "exec", source_ns, sys.executable, "-c", _UDP_SOURCE,
+                                        sink_ip, str(port), str(flows), str(pps), str(seconds), str(size),
+                                        str(sport)], stdout=subprocess.PIPE, text=True)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            sent, _ = self.source.communicate(timeout=600)
+            received, _ = self.sink.communicate(timeout=600)
+        finally:
+            for proc in (self.source, self.sink):
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+        if exc[0] is None:
+            self.result = {**json.loads(received), **json.loads(sent)}
+
+    @property
+    def lost(self) -> int:
+        return sum(n - self.result["received"].get(f, 0) for f, n in self.result["sent"].items())

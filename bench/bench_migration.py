@@ -1,0 +1,140 @@
+"""Migration cost against the number of flows: the paper's §5.2, Fig. 13.
+
+A monitor NF between a VM and the wire carries numbered UDP over N flows (N = 250 ... 10,000);
+while traffic flows it is migrated host <-> sNIC through the agent's API. Each migration's report
+splits the time into serialisation, transfer and deserialisation of the state (the NFs time their
+own part) and the rest (starting the new NF, quiescing, OneSwitch's remap, moving held packets,
+release, retiring), with the state size. The extra per-packet latency is measured on the packets
+sent while the old NF held its input, against the median latency of packets sent before the
+migration, in the same run. Medians over REPEAT migrations per point.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import statistics
+import tempfile
+import time
+
+import uno_platform
+from uno_agent.launcher import vm_netns
+from uno_agent.stack import Stack, wait_for
+from uno_nfs import NfControl
+from uno_platform.spec import TestbedSpec
+from uno_platform.traffic import NumberedUdp, ping
+
+FLOW_COUNTS = (250, 500, 750, 1000, 10000)
+REPEAT = 4
+PPS = 5000
+PREFIX = "bmig-"
+
+
+def _setup(workdir: pathlib.Path):
+    def make_platform(controller: str):
+        return uno_platform.up(TestbedSpec(prefix=PREFIX, snic_cores=1.0, pcie_gbps=1.0, vms=0, wire_ports=1,
+                                           controller=controller))
+    stack = Stack(workdir, make_platform)
+    vm = stack.create("vm0", "vm.small")
+    mon = stack.create("mon", "monitor", **{"uno:expected_gbps": 0.05})
+    wire = stack.platform.description["ext"]["interfaces"][0]
+    stack.set_chains([stack.chain("c1", vm, [mon], wire["port"])])
+    source, sink_ip = vm_netns(stack.platform.prefix, vm), wire["ip"].split("/")[0]
+    wait_for(lambda: ping(source, sink_ip, count=1), 30, "the chain to forward")
+    return stack, mon, source, stack.platform.description["ext"]["netns"], sink_ip
+
+
+def _one_point(stack, mon, source, sink_ns, sink_ip, flows: int) -> list[dict]:
+    with NfControl(stack.control_socket(mon["id"])) as ctl:
+        ctl.state_delete(everything=True)
+    # every flow gets packets before the first migration, so the state holds `flows` flows
+    warm = max(1.0, 2.0 * flows / PPS)
+    samples = []
+    for _ in range(REPEAT):
+        side = stack.api("GET", f"/v2.1/servers/{mon['id']}")["server"]["OS-EXT-SRV-ATTR:hypervisor_hostname"]
+        target = "host" if side != "host" else "snic0"
+        with NumberedUdp(source, sink_ns, sink_ip, flows=flows, pps=PPS, seconds=warm + 1.5) as run:
+            time.sleep(warm)
+            stack.api("POST", f"/v2.1/servers/{mon['id']}/action", {"migrate": {"host": target}}, expect=202)
+        report = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-1]
+        samples.append(_sample(report, run))
+        with NfControl(stack.control_socket(mon["id"])) as ctl:
+            ctl.state_delete(everything=True)
+    return samples
+
+
+def _sample(report: dict, run: NumberedUdp) -> dict:
+    """Timings of one migration and the latency of the packets held by it."""
+    timings = report["timings"]
+    state = timings["serialise"] + timings["transfer"] + timings["deserialise"]
+    total = sum(v for k, v in timings.items() if k not in ("serialise", "transfer", "deserialise",
+                                                            "state_get_call"))
+    sent = [arrival - latency for arrival, latency in zip(run.result["arrivals"], run.result["latencies"],
+                                                          strict=True)]
+    before = [lat for t, lat in zip(sent, run.result["latencies"], strict=True) if t < report["held_from"] - 0.2]
+    held = [lat for t, lat in zip(sent, run.result["latencies"], strict=True)
+            if report["held_from"] <= t <= report["held_until"]]
+    baseline = statistics.median(before)
+    return {
+        "direction": f"{report['source']}->{report['target']}",
+        "flows": report["flows"], "state_bytes": report["state_bytes"],
+        "serialise_ms": timings["serialise"] * 1e3, "transfer_ms": timings["transfer"] * 1e3,
+        "deserialise_ms": timings["deserialise"] * 1e3, "rest_ms": (total - state) * 1e3,
+        "total_ms": total * 1e3, "held_window_ms": report["held_window_s"] * 1e3,
+        "remap_ms": timings["remap"] * 1e3, "start_new_ms": timings["start"] * 1e3,
+        "baseline_latency_ms": baseline * 1e3,
+        "held_packets": len(held),
+        "added_latency_mean_ms": (statistics.mean(held) - baseline) * 1e3 if held else 0.0,
+        "added_latency_max_ms": (max(held) - baseline) * 1e3 if held else 0.0,
+        "lost": run.lost, "duplicates": run.result["duplicates"], "reordered": run.result["reordered"],
+    }
+
+
+def _median(samples: list[dict], key: str) -> float:
+    return statistics.median(s[key] for s in samples)
+
+
+def plot(points: list[dict], path: pathlib.Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [str(p["flows"]) for p in points]
+    parts = [("serialise_ms", "serialisation"), ("transfer_ms", "transfer"), ("deserialise_ms", "deserialisation"),
+             ("rest_ms", "rest of the migration")]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    bottom = [0.0] * len(points)
+    for key, label in parts:
+        values = [p[key] for p in points]
+        ax.bar(labels, values, bottom=bottom, label=label)
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    ax.set_xlabel("flows")
+    ax.set_ylabel("time (ms, median)")
+    ax.set_title("NF migration time against flows (cf. paper Fig. 13)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(results_dir: pathlib.Path) -> dict:
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="uno-bench-migration-"))
+    stack = None
+    try:
+        stack, mon, source, sink_ns, sink_ip = _setup(workdir)
+        points = []
+        for flows in FLOW_COUNTS:
+            samples = _one_point(stack, mon, source, sink_ns, sink_ip, flows)
+            keys = [k for k in samples[0] if k.endswith("_ms") or k in ("state_bytes", "held_packets")]
+            point = {"flows": flows, **{k: _median(samples, k) for k in keys},
+                     "lost": sum(s["lost"] for s in samples), "duplicates": sum(s["duplicates"] for s in samples),
+                     "reordered": sum(s["reordered"] for s in samples), "samples": samples}
+            points.append(point)
+    finally:
+        if stack is not None:
+            stack.stop()
+        uno_platform.down(PREFIX)
+    plot(points, results_dir / "migration_fig13.png")
+    result = {"benchmark": "migration", "pps": PPS, "repeat": REPEAT, "points": points}
+    (results_dir / "migration.json").write_text(json.dumps(result, indent=2) + "\n")
+    return {"points": [{k: (round(v, 2) if isinstance(v, float) else v) for k, v in p.items() if k != "samples"}
+                       for p in points]}

@@ -1,0 +1,239 @@
+"""Client of an NF's control socket.
+
+Framing: each request and reply is a 4-byte big-endian length, then that many
+bytes.  A request is a command line, "\\n", and an optional binary body; a
+reply is "ok[ words]\\n" plus an optional body, or "error ERRNO message\\n".
+"""
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+FlowSpec = Sequence  # (proto, src, sport, dst, dport)
+
+_PKT_HDR = struct.Struct("!B3xI")
+
+
+class NfControlError(Exception):
+    """The NF answered with an error (or the connection failed)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Packet:
+    """A packet held by, or given to, an NF: the port it arrived on (0 for
+    --iface, 1 for --out-iface) and its bytes from the Ethernet header."""
+
+    data: bytes
+    port: int = 0
+
+
+def encode_packets(packets: Iterable[Packet | bytes]) -> bytes:
+    """The packet-list body of 'inject'."""
+    out = bytearray()
+    for p in packets:
+        if isinstance(p, (bytes, bytearray, memoryview)):
+            p = Packet(bytes(p))
+        out += _PKT_HDR.pack(p.port, len(p.data))
+        out += p.data
+    return bytes(out)
+
+
+def decode_packets(body: bytes) -> list[Packet]:
+    """The packet-list body of 'buffer take'."""
+    packets, ofs = [], 0
+    while ofs < len(body):
+        port, n = _PKT_HDR.unpack_from(body, ofs)
+        ofs += _PKT_HDR.size
+        if ofs + n > len(body):
+            raise NfControlError("EPROTO", "truncated packet list")
+        packets.append(Packet(bytes(body[ofs:ofs + n]), port))
+        ofs += n
+    return packets
+
+
+def _selector(flow: FlowSpec | None, match: Mapping[str, object] | None,
+              what: str) -> list[str]:
+    if flow is not None and match is not None:
+        raise ValueError(f"{what}: give flow or match, not both")
+    if flow is not None:
+        if len(flow) != 5:
+            raise ValueError("flow is (proto, src, sport, dst, dport)")
+        return ["flow"] + [str(x) for x in flow]
+    if match is not None:
+        words = ["match"]
+        for field, value in match.items():
+            words += [str(field), str(value)]
+        return words
+    return []
+
+
+class NfControl:
+    """A connection to the control socket at `path`.
+
+    Every method sends one request and waits for its reply (up to `timeout`
+    seconds) and raises NfControlError on an error reply.  The connection is
+    kept open; use it as a context manager or call close().
+    """
+
+    def __init__(self, path: str, timeout: float = 10.0):
+        self.path = str(path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        try:
+            self.sock.connect(self.path)
+        except OSError as exc:
+            self.sock.close()
+            raise NfControlError("ECONNREFUSED", f"{self.path}: {exc}") from exc
+        self.last_remaining = 0
+        self.last_nf_seconds = 0.0   # time the NF spent in the last state get/put
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def __enter__(self) -> NfControl:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _recv_exactly(self, n: int) -> bytes:
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            k = self.sock.recv_into(view[got:], n - got)
+            if not k:
+                raise NfControlError("ECONNRESET", "control socket closed")
+            got += k
+        return bytes(buf)
+
+    def request(self, line: str, body: bytes = b"") -> tuple[list[str], bytes]:
+        """Sends command `line` with `body`; returns the words after "ok"
+        and the reply body."""
+        msg = line.encode() + b"\n" + body
+        self.sock.sendall(struct.pack("!I", len(msg)) + msg)
+        (n,) = struct.unpack("!I", self._recv_exactly(4))
+        reply = self._recv_exactly(n)
+        status, _, rest = reply.partition(b"\n")
+        words = status.decode(errors="replace").split(" ")
+        if words[0] == "error":
+            code = words[1] if len(words) > 1 else "EIO"
+            raise NfControlError(code, " ".join(words[2:]))
+        if words[0] != "ok":
+            raise NfControlError("EPROTO", f"bad reply {status!r}")
+        return words[1:], rest
+
+    def _json(self, line: str):
+        _, body = self.request(line)
+        return json.loads(body)
+
+    def ping(self) -> bool:
+        words, _ = self.request("ping")
+        return words == ["pong"]
+
+    def version(self) -> dict:
+        return self._json("version")
+
+    def stats(self) -> dict:
+        return self._json("stats")
+
+    def flows(self, flow: FlowSpec | None = None,
+              match: Mapping[str, object] | None = None) -> list[dict]:
+        """Per-flow counters: [{proto, src, sport, dst, dport, packets,
+        bytes}], of all flows, one flow (either direction), or a match."""
+        return self._json(" ".join(["flows"] + _selector(flow, match, "flows")))
+
+    def state_get(self, flow: FlowSpec | None = None,
+                  match: Mapping[str, object] | None = None) -> bytes:
+        """The state blob of all flows and the NF's global state, or of one
+        flow or the flows a match selects (flows only)."""
+        words, body = self.request(" ".join(["state", "get"]
+                                            + _selector(flow, match, "state get")))
+        self.last_nf_seconds = int(words[1]) / 1e6
+        return body
+
+    def state_put(self, blob: bytes, replace: bool = False) -> int:
+        """Imports a blob (merging, or replacing all state); returns the
+        number of flows imported.  All or nothing."""
+        words, _ = self.request("state put " + ("replace" if replace else "merge"),
+                                blob)
+        self.last_nf_seconds = int(words[1]) / 1e6
+        return int(words[0])
+
+    def state_delete(self, flow: FlowSpec | None = None,
+                     match: Mapping[str, object] | None = None,
+                     everything: bool = False) -> int:
+        """Deletes one flow, the flows of a match, or (everything=True) all
+        state; returns the number of flows deleted."""
+        words = _selector(flow, match, "state delete")
+        if everything == bool(words):
+            raise ValueError("state_delete: give one of flow, match, everything")
+        words, _ = self.request(" ".join(["state", "delete"] + (words or ["all"])))
+        return int(words[0])
+
+    def buffer_start(self) -> int:
+        """Stops processing: newly received packets are held in order.
+        Returns the number already held."""
+        words, _ = self.request("buffer start")
+        return int(words[0])
+
+    def buffer_take(self, max_bytes: int | None = None) -> list[Packet]:
+        """Removes the held packets (oldest first, up to about `max_bytes`)
+        from the NF and returns them; buffering stays on.  The number still
+        held is in `self.last_remaining`."""
+        line = "buffer take" + (f" {max_bytes}" if max_bytes else "")
+        words, body = self.request(line)
+        self.last_remaining = int(words[1])
+        packets = decode_packets(body)
+        if len(packets) != int(words[0]):
+            raise NfControlError("EPROTO", "packet count mismatch")
+        return packets
+
+    def buffer_take_all(self) -> list[Packet]:
+        """buffer_take() until nothing is held."""
+        packets = self.buffer_take()
+        while self.last_remaining:
+            packets += self.buffer_take()
+        return packets
+
+    def inject(self, packets: Iterable[Packet | bytes]) -> int:
+        """Has the NF process `packets` now, as if received, ahead of the
+        packets it holds; returns how many."""
+        words, _ = self.request("inject", encode_packets(packets))
+        return int(words[0])
+
+    def buffer_release(self) -> int:
+        """Processes the held packets in order, then resumes normal
+        processing; returns how many were released."""
+        words, _ = self.request("buffer release")
+        return int(words[0])
+
+    def command(self, *words: str):
+        """An NF-specific command ('rules', 'sas', 'assets'); returns its
+        JSON reply."""
+        return self._json(" ".join(words))
+
+
+def wait_ready(path: str, timeout: float = 10.0) -> NfControl:
+    """Waits until the NF answers on `path` and returns a connection."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            ctl = NfControl(path)
+            if ctl.ping():
+                return ctl
+            ctl.close()
+        except (NfControlError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"NF control socket {path} not ready")
+        time.sleep(0.02)

@@ -1,0 +1,1 @@
+"""The fast exact solver (see solver.py); `solve` is its entry point."""

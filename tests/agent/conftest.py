@@ -1,0 +1,26 @@
+"""The whole UNO stack for end-to-end tests: platform, OneSwitch, os-ken (service chains), uno-agent.
+
+Everything a test starts is stopped when it ends: the agent's servers are deleted through its API,
+the agent, OneSwitch and the controller are stopped by their handles, then the platform goes.
+"""
+from __future__ import annotations
+
+import pytest
+
+from uno_agent.stack import Stack
+
+
+@pytest.fixture
+def uno_stack(testbed_factory, tmp_path):
+    started: list[Stack] = []
+
+    def make(agent_config: dict | None = None, **platform_kwargs) -> Stack:
+        stack = Stack(tmp_path, lambda controller: testbed_factory(controller=controller, **platform_kwargs),
+                      agent_config)
+        started.append(stack)
+        return stack
+
+    yield make
+    for stack in reversed(started):
+        stack.stop()
+        print(stack.logs())
