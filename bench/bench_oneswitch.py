@@ -23,6 +23,7 @@ import pathlib
 import platform as pyplatform
 import random
 import secrets
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -62,10 +63,10 @@ class Stack:
         self.platform = uno_platform.up(TestbedSpec(prefix=self.prefix, controller=f"tcp:127.0.0.1:{self.south}",
                                                     **spec))
         self.oneswitch = None
+        self.logdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-oneswitch-"))
         try:
-            logdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-oneswitch-"))
             self.oneswitch = start_oneswitch(f"{self.platform.description['state_dir']}/platform.json",
-                                             logdir / "oneswitch.log", listen=self.listen, south=self.south,
+                                             self.logdir / "oneswitch.log", listen=self.listen, south=self.south,
                                              rest_port=self.rest, controller=None)
             wait_healthy(self.oneswitch, self.rest, timeout=60)
         except BaseException:
@@ -79,6 +80,7 @@ class Stack:
     def close(self) -> None:
         if self.oneswitch is not None:
             self.oneswitch.stop()
+        shutil.rmtree(self.logdir, ignore_errors=True)
         problems = uno_platform.down(self.prefix)
         if problems:
             print(f"bench oneswitch: tear-down problems: {problems}")
@@ -154,7 +156,8 @@ def flow_mod_rates() -> dict:
 # -- 2. the §5.4 translation workload --------------------------------------------------------------
 
 def translation(seed: int = 54) -> dict:
-    env = verifier.Environment(pathlib.Path(tempfile.mkdtemp(prefix="bench-translation-")))
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-translation-"))
+    env = verifier.Environment(workdir)
     try:
         report = verifier.verify(env, seed=seed, rule_count=PAPER_RULES, packet_count=PACKETS)
         health = rest(env.rest, "GET", "/v1/health")[1]
@@ -180,6 +183,7 @@ def translation(seed: int = 54) -> dict:
             client.close()
     finally:
         env.close()
+        shutil.rmtree(workdir, ignore_errors=True)
     installed = report.virtual_rules["installed"]
     flows, groups_phys = report.physical["flows"], report.physical["groups"]
     own_ms = after["flow_mod_ms"] - before["flow_mod_ms"]
