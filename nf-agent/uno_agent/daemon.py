@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, stop)
     if cfg.monitor.enabled:
         monitor.start()
-    log.info("uno-agent for platform %s listening on http://%s:%d/", cfg.prefix, cfg.host,
+    log.info("uno-agent for platform %s listening on http://%s:%s/", cfg.prefix, cfg.host,
              server.effective_port)
     try:
         server.run()

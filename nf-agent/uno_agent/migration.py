@@ -24,6 +24,7 @@ import collections
 import dataclasses
 import logging
 import os
+import pathlib
 import signal
 import time
 from collections.abc import Callable
@@ -64,6 +65,7 @@ class MigrationReport:
     flows: int = 0
     packets_moved: int = 0
     held_by_new: int = 0
+    nf_losses: int = 0                 # packets the two NFs lost (not dropped by policy) in their lives
     rolled_back: bool = False
     held_from: float | None = None     # wall-clock time of the old NF's buffer start
     held_until: float | None = None    # ... and of the new NF's release
@@ -75,6 +77,26 @@ class MigrationReport:
 
     def to_json(self) -> dict:
         return {**dataclasses.asdict(self), "held_window_s": self.held_window_s}
+
+
+def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
+    """SIGKILL `pid` and wait until it is dead (gone or a zombie), as an NF crash would leave it."""
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.005)
+
+
+def nf_losses(stats: dict) -> int:
+    """Packets an NF lost rather than dropped by policy: full buffers and rings, failed sends."""
+    return sum(stats.get(key, 0) for key in ("hold_drop", "tx_dropped", "tx_errors", "rx_kernel_drops",
+                                              "rx_truncated"))
 
 
 class Migrator:
@@ -120,7 +142,8 @@ class Migrator:
                     new = self._start(server, flavor)
                     server = self.inventory.get(server.id)
                     if fault:
-                        os.kill(server.migration["new_pid"], signal.SIGKILL)
+                        kill_and_wait(server.migration["new_pid"])
+                    self._check_alive(new, "the new NF")
                 elif step == "quiesce":
                     report.held_from = self.clock()
                     old.buffer_start()
@@ -145,6 +168,7 @@ class Migrator:
                     report.held_by_new = new.buffer_release()
                     report.held_until = self.clock()
                 elif step == "retire":
+                    report.nf_losses = nf_losses(old.stats()) + nf_losses(new.stats())
                     server = self._retire(server)
                 report.timings[step] = time.perf_counter() - started
         except (AgentError, NfControlError, OSError) as exc:

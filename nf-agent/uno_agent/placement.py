@@ -130,7 +130,9 @@ class Placer:
 
     def reoptimize(self, servers: list[Server], rates: dict[Edge, float], *, now: float,
                    trigger: str) -> Decision:
-        """Best placement of all NFs; moves only if it saves more than the threshold.
+        """Best placement of all NFs; moves only if it saves more than the threshold, or if the
+        current placement overloads an sNIC's CPU or a PCIe link (the traffic grew past what
+        it can carry: moving is then needed, whatever it costs the host).
 
         NFs that moved less than `dampening_s` ago, or are not ACTIVE, stay where they are.
         """
@@ -153,12 +155,23 @@ class Placer:
                   - self.usage(placed, rates, proposed).cpu.get("host", 0.0))
         moves = {sid: side for sid, side in proposed.items() if side != current[sid]}
         detail = {**result.to_dict(), "host_cpu_saving": saving, "threshold_cores": self.threshold_cores}
-        if moves and saving <= self.threshold_cores:
+        overloads = self.overloads(self.usage(placed, rates, current))
+        if overloads:
+            detail["overloaded"] = overloads
+        if moves and saving <= self.threshold_cores and not overloads:
             detail["kept"] = f"saving {saving:.3f} cores is not above the threshold"
             return Decision(servers=current, moves={}, status=result.status, objective=result.objective,
                             decided_at=now, trigger=trigger, detail=detail)
         return Decision(servers=proposed, moves=moves, status=result.status, objective=result.objective,
                         decided_at=now, trigger=trigger, detail=detail)
+
+    def overloads(self, usage: Usage) -> list[str]:
+        """What `usage` puts over capacity: sNIC CPUs and PCIe links."""
+        found = [f"{snic} CPU {usage.cpu[snic]:.3f} of {cores:g} cores" for snic, cores in self.snic_cores.items()
+                 if cores is not None and usage.cpu.get(snic, 0.0) > cores]
+        found += [f"PCIe link of {snic} {usage.pcie[snic]:.3f} of {gbps:g} Gbit/s"
+                  for snic, gbps in self.pcie_gbps.items() if usage.pcie.get(snic, 0.0) > gbps]
+        return found
 
     def _solve(self, servers: list[Server], rates: dict[Edge, float], traffic: dict[str, float],
                fixed: dict[str, str], free: dict[str, str | None]) -> uno_solver.Placement:

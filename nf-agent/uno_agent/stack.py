@@ -11,87 +11,13 @@ import json
 import os
 import pathlib
 import socket
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
+
+from uno_oneswitch.client import http_json
+from uno_oneswitch.stack import JAR, Proc, free_port, start_oneswitch, wait_for, wait_healthy
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-JAR = REPO / "oneswitch" / "target" / "oneswitch.jar"
 CONTROLLERS = REPO / "tests" / "controllers"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
-    """Poll until `predicate()` is truthy and return it; TimeoutError naming `what`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
-
-
-class Proc:
-    """A process we started, its log file, and a way to stop exactly it."""
-
-    def __init__(self, name: str, argv: list[str], log: pathlib.Path, env: dict | None = None):
-        self.name, self.log, self.argv = name, log, argv
-        self._log_file = open(log, "ab")
-        self.popen = subprocess.Popen(argv, stdout=self._log_file, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, env=None if env is None else {**os.environ, **env})
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def stop(self, timeout: float = 10) -> None:
-        if self.alive():
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
-        self._log_file.close()
-
-    def kill(self) -> None:
-        """SIGKILL, as a crash would."""
-        if self.alive():
-            self.popen.kill()
-            self.popen.wait()
-        self._log_file.close()
-
-    def tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-
-def http_json(url: str, method: str = "GET", body=None, headers: dict | None = None, timeout: float = 30):
-    """(status, parsed JSON or None) of one HTTP call."""
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method,
-                                     headers={"Content-Type": "application/json", **(headers or {})})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            text = response.read()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as err:
-        text = err.read()
-        try:
-            return err.code, json.loads(text) if text else None
-        except ValueError:
-            return err.code, None
 
 
 def listening(port: int) -> bool:
@@ -105,7 +31,8 @@ def listening(port: int) -> bool:
 def start_osken(port: int, app: str, log: pathlib.Path, env: dict | None = None) -> Proc:
     """os-ken with one of tests/controllers' apps, listening on 127.0.0.1:`port`."""
     proc = Proc("os-ken", [sys.executable, str(CONTROLLERS / "osken_launch.py"), "--ofp-listen-host", "127.0.0.1",
-                           "--ofp-tcp-listen-port", str(port), str(CONTROLLERS / app)], log, env)
+                           "--ofp-tcp-listen-port", str(port), str(CONTROLLERS / app)], log,
+                env=None if env is None else {**os.environ, **env})
     wait_for(lambda: _alive_or_raise(proc) and listening(port), 30, "os-ken to listen")
     return proc
 
@@ -121,28 +48,13 @@ class OneSwitchPorts:
         return cls(free_port(), free_port(), free_port())
 
 
-def start_oneswitch(platform_json: str, ports: OneSwitchPorts, log: pathlib.Path, *,
-                    controller: int | None, extra: list[str] = ()) -> Proc:
+def start_oneswitch_for(platform_json: str, ports: OneSwitchPorts, log: pathlib.Path, *,
+                        controller: int | None) -> Proc:
     """OneSwitch for a platform brought up with --controller tcp:127.0.0.1:`ports.south`."""
     if not JAR.exists():
         raise FileNotFoundError(f"{JAR} is missing: build it with `make oneswitch`")
-    argv = ["java", "-jar", str(JAR), "--platform", platform_json, "--listen", f"ptcp:{ports.listen}",
-            "--southbound", f"ptcp:{ports.south}", "--rest", f"127.0.0.1:{ports.rest}",
-            "--controller", f"tcp:127.0.0.1:{controller}" if controller else "none", *extra]
-    return Proc("oneswitch", argv, log)
-
-
-def wait_oneswitch(proc: Proc, rest_port: int, controllers: int = 0, timeout: float = 60) -> dict:
-    """Wait until OneSwitch sees every physical switch and `controllers` controllers."""
-    def healthy():
-        _alive_or_raise(proc)
-        try:
-            status, health = http_json(f"http://127.0.0.1:{rest_port}/v1/health", timeout=2)
-        except OSError:
-            return None
-        ok = status == 200 and health["status"] == "ok" and health["controllers"] >= controllers
-        return health if ok else None
-    return wait_for(healthy, timeout, "OneSwitch to see every switch and controller")
+    return start_oneswitch(platform_json, log, listen=ports.listen, south=ports.south, rest_port=ports.rest,
+                           controller=controller)
 
 
 def start_agent(prefix: str, state_dir: str, oneswitch: OneSwitchPorts, port: int, log: pathlib.Path,
@@ -198,10 +110,10 @@ class Stack:
                                      {"UNO_CHAINS": str(self.chains_file)})
             self.procs.append(self.osken)
             self.platform = make_platform(f"tcp:127.0.0.1:{self.ports.south}")
-            self.oneswitch = start_oneswitch(f"{self.platform.description['state_dir']}/platform.json",
-                                             self.ports, workdir / "oneswitch.log", controller=controller)
+            self.oneswitch = start_oneswitch_for(f"{self.platform.description['state_dir']}/platform.json",
+                                                 self.ports, workdir / "oneswitch.log", controller=controller)
             self.procs.append(self.oneswitch)
-            wait_oneswitch(self.oneswitch, self.ports.rest, controllers=1)
+            wait_healthy(self.oneswitch, self.ports.rest, controllers=1, timeout=60)
             wait_for(lambda: "connected" in self.osken.log.read_text(), 30,
                      "the controller to see the virtual switch")
             self.start_agent()

@@ -24,7 +24,11 @@
 #include "util.h"
 #include "vlog.h"
 
-#define RX_BLOCK_SIZE (256u << 10)
+/* TPACKET_V3 hands a block to user space when it is full or after rx_timeout_ms, so at low rates
+ * each block carries only a timeout's worth of packets: the ring then covers a stall of about
+ * (blocks x timeout), not (bytes / rate).  Small blocks keep that window long (8 MiB: 256 blocks,
+ * 256 ms at 1 ms) on a busy machine where the NF can be descheduled for tens of milliseconds. */
+#define RX_BLOCK_SIZE (32u << 10)
 #define RX_FRAME_SIZE 2048u
 #define VLAN_HLEN 4
 #define TX_BATCH 256

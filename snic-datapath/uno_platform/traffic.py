@@ -135,6 +135,9 @@ _UDP_SOURCE = textwrap.dedent("""
     seqs = [0] * flows
     for i in range(total):
         target = start + i / pps
+        ahead = target - time.perf_counter()
+        if ahead > 0.002:               # sleep most of the wait, spin the last bit: accurate, cheap
+            time.sleep(ahead - 0.001)
         while time.perf_counter() < target:
             pass
         f = i % flows

@@ -5,8 +5,6 @@ Every process started here is stopped by its own handle (`Proc.stop`), never by 
 from __future__ import annotations
 
 import pathlib
-import socket
-import sys
 
 from uno_oneswitch.client import rest
 from uno_oneswitch.ofclient import OfClient
@@ -23,24 +21,14 @@ from uno_oneswitch.stack import (
     wait_healthy,
 )
 
+import uno_agent.stack
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
-OSKEN_LAUNCH = REPO / "tests" / "controllers" / "osken_launch.py"
-L2_APP = REPO / "tests" / "controllers" / "l2_learning.py"
 
 __all__ = ["JAR", "REPO", "OfClient", "Proc", "build_jar", "free_port", "ofctl", "rest", "revalidate",
            "start_oneswitch", "start_osken", "switch_target", "wait_for", "wait_healthy"]
 
 
-def start_osken(port: int, log: pathlib.Path, app: pathlib.Path = L2_APP) -> Proc:
-    proc = Proc("os-ken", [sys.executable, str(OSKEN_LAUNCH), "--ofp-listen-host", "127.0.0.1",
-                           "--ofp-tcp-listen-port", str(port), str(app)], log)
-
-    def listening():
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return True
-        except OSError:
-            assert proc.alive(), f"os-ken exited:\n{proc.tail()}"
-            return False
-    wait_for(listening, 20, "os-ken to listen")
-    return proc
+def start_osken(port: int, log: pathlib.Path) -> Proc:
+    """os-ken with the L2 learning app on 127.0.0.1:`port`."""
+    return uno_agent.stack.start_osken(port, "l2_learning.py", log)

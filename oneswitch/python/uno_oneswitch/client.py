@@ -8,20 +8,29 @@ import urllib.request
 DEFAULT_REST = "127.0.0.1:8181"
 
 
-def rest(port_or_address: int | str, method: str, path: str, body=None, raw: bytes | None = None,
-         timeout: float = 30) -> tuple[int, object]:
-    """One REST call to OneSwitch at `port_or_address` (a port on 127.0.0.1 or "host:port").
+def http_json(url: str, method: str = "GET", body=None, raw: bytes | None = None, headers: dict | None = None,
+              timeout: float = 30) -> tuple[int, object]:
+    """One JSON HTTP call: (status, parsed JSON body or None).
 
-    Returns (status, parsed JSON body or None); HTTP errors are returned, not raised.
+    HTTP errors are returned, not raised; an error body that is not JSON gives None.
     """
-    address = f"127.0.0.1:{port_or_address}" if isinstance(port_or_address, int) else port_or_address
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    req = urllib.request.Request(f"http://{address}{path}", data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             text = resp.read()
             return resp.status, json.loads(text) if text else None
     except urllib.error.HTTPError as err:
         text = err.read()
-        return err.code, json.loads(text) if text else None
+        try:
+            return err.code, json.loads(text) if text else None
+        except ValueError:
+            return err.code, None
+
+
+def rest(port_or_address: int | str, method: str, path: str, body=None, raw: bytes | None = None,
+         timeout: float = 30) -> tuple[int, object]:
+    """One REST call to OneSwitch at `port_or_address` (a port on 127.0.0.1 or "host:port")."""
+    address = f"127.0.0.1:{port_or_address}" if isinstance(port_or_address, int) else port_or_address
+    return http_json(f"http://{address}{path}", method, body, raw, timeout=timeout)

@@ -50,18 +50,26 @@ class Proc:
                 self.popen.wait()
         self._log_file.close()
 
+    def kill(self) -> None:
+        """SIGKILL, as a crash would."""
+        if self.alive():
+            self.popen.kill()
+            self.popen.wait()
+        self._log_file.close()
+
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
 
-def wait_for(predicate, timeout: float, what: str, interval: float = 0.1):
+def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
+    """Poll until `predicate()` is truthy and return it; TimeoutError naming `what`."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+            raise TimeoutError(f"timed out after {timeout:g} s waiting for {what}")
         time.sleep(interval)
 
 

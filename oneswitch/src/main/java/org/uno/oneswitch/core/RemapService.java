@@ -1,6 +1,7 @@
 package org.uno.oneswitch.core;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,8 @@ import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.translate.GroupChange;
 import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.PhysicalChange;
+import org.uno.oneswitch.translate.PhysicalGroup;
+import org.uno.oneswitch.translate.PhysicalKey;
 import org.uno.oneswitch.translate.PlanChange;
 import org.uno.oneswitch.translate.PlanDiff;
 import org.uno.oneswitch.translate.Translation;
@@ -32,8 +35,13 @@ import org.uno.oneswitch.translate.Translation;
  * make-before-break:
  * <ol>
  *   <li><b>add</b>: entries and groups with new keys (rules on U's new port, deliveries of U's tag
- *       on its new switch, tag groups) — nothing sends packets to them yet, so a barrier is enough
- *       before the next stage;</li>
+ *       on its new switch, tag groups), and changes to entries and groups only an earlier remap's
+ *       retired translation holds (a delivery of U's tag to the port U had two remaps ago, kept
+ *       for its grace period, must not still point there when traffic is switched to the tag).
+ *       Nothing live sends packets to them yet, but the switches they
+ *       go to are settled (not only a barrier) before the next stage: the datapath may still cache
+ *       a drop for the same match, left when an earlier remap's retired entry with that key was
+ *       deleted, and the first packets sent on by the next stage would hit it;</li>
  *   <li><b>switch</b>: entries whose actions change (outputs to U now go to its new place) are
  *       modified; an OpenFlow modify replaces an entry's actions atomically, and the entries of the
  *       new translation never overlap those of the old one (they differ in in_port), so the
@@ -103,24 +111,28 @@ public final class RemapService {
         PortMap next = ports.current().without(virtualPort).with(to);
         Map<Owner, Translation> translations = planner.translateChanged(ports.current(), next, virtualPort);
         planner.endRetirementsOn(to.physical(), translations);
+        InLiveUse inUse = inLiveUse();
         Owner retired = Owner.retired(++generation);
         PlanDiff live = planner.replaceRetiring(translations, retired);
         ports.setQuietly(next);
         List<PlanChange> add = new ArrayList<>();
         List<PlanChange> modify = new ArrayList<>();
         for (GroupChange g : live.groupUpserts()) {
-            (g.kind() == PhysicalChange.Kind.ADD ? add : modify).add(g);
+            boolean switchesTraffic = g.kind() != PhysicalChange.Kind.ADD && inUse.groups().contains(g.group().groupKey());
+            (switchesTraffic ? modify : add).add(g);
         }
         add.addAll(live.flowAdds());
-        modify.addAll(live.flowModifies());
+        for (PhysicalChange c : live.flowModifies()) {
+            (inUse.flows().contains(c.key()) ? modify : add).add(c);
+        }
         gate.close();
         List<Stage> stages = new ArrayList<>();
         String oldSwitch = from.physical().switchId();
-        Set<String> touched = new LinkedHashSet<>();
-        add.forEach(c -> touched.add(c.switchId()));
+        Set<String> added = new LinkedHashSet<>();
+        add.forEach(c -> added.add(c.switchId()));
+        Set<String> touched = new LinkedHashSet<>(added);
         modify.forEach(c -> touched.add(c.switchId()));
-        CompletableFuture<Report> done = stage("add", add, stages,
-                        () -> add.isEmpty() ? CompletableFuture.completedFuture(null) : net.barrier())
+        CompletableFuture<Report> done = stage("add", add, stages, () -> net.settle(added))
                 .thenCompose(v -> stage("switch", modify, stages, () -> net.settle(touched)))
                 .thenCompose(v -> {
                     long t0 = clock.getAsLong();
@@ -142,6 +154,23 @@ public final class RemapService {
             }
         });
         return done;
+    }
+
+    /** The entries and groups some live (not retired) translation holds. */
+    private record InLiveUse(Set<PhysicalKey> flows, Set<PhysicalGroup.GroupKey> groups) {
+    }
+
+    private InLiveUse inLiveUse() {
+        Set<PhysicalKey> flows = new HashSet<>();
+        Set<PhysicalGroup.GroupKey> groups = new HashSet<>();
+        for (Owner o : planner.plan().owners()) {
+            if (o.kind() != Owner.Kind.RETIRED) {
+                Translation t = planner.plan().translationOf(o);
+                t.flows().forEach(r -> flows.add(r.physicalKey()));
+                t.groups().forEach(g -> groups.add(g.groupKey()));
+            }
+        }
+        return new InLiveUse(flows, groups);
     }
 
     /** Sends one stage's changes (if any) and completes when {@code settled} says they are in effect. */

@@ -23,6 +23,8 @@ import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPacketInReason;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.OFPortStatus;
+import org.projectfloodlight.openflow.protocol.action.OFActionOutput;
+import org.projectfloodlight.openflow.protocol.instruction.OFInstructionApplyActions;
 import org.projectfloodlight.openflow.protocol.match.MatchField;
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.projectfloodlight.openflow.types.OFBufferId;
@@ -44,14 +46,15 @@ import org.uno.oneswitch.testing.RecordingNetwork;
  * drain markers, no PORT_STATUS, the old entries kept for the grace period and deleted after it.
  */
 class RemapServiceTest {
-    /** host: PCIe 1, VM 2, NF port 5; snic0: PCIe 1, wire 2, NF port 5. */
+    /** host: PCIe 1, VM 2, NF port 5; snic0: PCIe 1, wire 2, NF ports 5 and 6. */
     private final Topology topology = new Topology(List.of(
             new SwitchSpec("host", SwitchSpec.Role.HOST, DatapathId.of(1), List.of(
                     new PortSpec("ph0", OFPort.of(1), PortSpec.Kind.PCIE), new PortSpec("vm0", OFPort.of(2), PortSpec.Kind.VM),
                     new PortSpec("nfh", OFPort.of(5), PortSpec.Kind.NF))),
             new SwitchSpec("snic0", SwitchSpec.Role.SNIC, DatapathId.of(2), List.of(
                     new PortSpec("ps0", OFPort.of(1), PortSpec.Kind.PCIE), new PortSpec("w0", OFPort.of(2), PortSpec.Kind.WIRE),
-                    new PortSpec("nfs", OFPort.of(5), PortSpec.Kind.NF)))),
+                    new PortSpec("nfs", OFPort.of(5), PortSpec.Kind.NF),
+                    new PortSpec("nfs2", OFPort.of(6), PortSpec.Kind.NF)))),
             List.of(new Link(new PhysicalPort("host", OFPort.of(1)), new PhysicalPort("snic0", OFPort.of(1)))));
     private final RecordingNetwork net = new RecordingNetwork(topology);
     private final List<OFMessage> toController = new ArrayList<>();
@@ -108,6 +111,8 @@ class RemapServiceTest {
         RemapService.Report r = done.get();
         assertTrue(r.changed() && r.drained());
         assertEquals(List.of("add", "switch", "drain"), r.stages().stream().map(RemapService.Stage::name).toList());
+        // a cached datapath drop for a new entry's match must be gone before traffic is switched to it
+        assertEquals(2, net.settled.get("snic0"), "the switch with new entries is settled after the add and the switch");
         assertTrue(vs.gate().isOpen());
         assertEquals(List.of(), toController, "no PORT_STATUS, no packet-in for a remap");
         assertEquals("snic0", vs.ports().current().get(OFPort.of(10)).orElseThrow().physical().switchId());
@@ -125,6 +130,48 @@ class RemapServiceTest {
         assertEquals(PortMapException.Reason.CONFLICT, taken.reason());
         assertFalse(vs.remaps().remap(OFPort.of(10), new PortRequest("host", "nfh", null, null, null)).get().changed());
         assertEquals(List.of(), net.takeSent("host"));
+    }
+
+    @Test
+    void anEntryAnEarlierRemapLeftIsRedirectedBeforeTrafficIsSwitchedToIt() throws Exception {
+        // the VM (host) sends to the NF; host -> snic0:5 -> host: snic0 keeps, for the grace period,
+        // the retired entry delivering the NF's tag from the PCIe link to port 5
+        flow(3, match(inPort(1)), 10);
+        moveAndDrain(new PortRequest("snic0", "nfs", null, null, null), "snic0", "host");
+        moveAndDrain(new PortRequest("host", "nfh", null, null, null), "host", "snic0");
+        net.holdBarriers();
+        CompletableFuture<RemapService.Report> third = vs.remaps().remap(OFPort.of(10),
+                new PortRequest("snic0", "nfs2", null, null, null));
+        List<OFMessage> snic = net.takeSent("snic0");
+        assertTrue(snic.stream().anyMatch(m -> m instanceof OFFlowMod f && f.getCommand() != OFFlowModCommand.DELETE_STRICT
+                        && OFPort.of(1).equals(f.getMatch().get(MatchField.IN_PORT)) && outputs(f, 6)),
+                "the delivery from the PCIe link goes to the new port in the add stage: " + snic);
+        assertEquals(List.of(), flowMods(net.takeSent("host"), OFFlowModCommand.MODIFY_STRICT),
+                "the host switches its traffic over only once the add stage is settled");
+        net.releaseBarriers();
+        deliverMarker("snic0", "host");
+        assertTrue(third.get().changed());
+    }
+
+    private void moveAndDrain(PortRequest target, String to, String from) throws Exception {
+        CompletableFuture<RemapService.Report> done = vs.remaps().remap(OFPort.of(10), target);
+        deliverMarker(to, from);
+        assertTrue(done.get().drained());
+        net.takeSent("host");
+        net.takeSent("snic0");
+    }
+
+    /** Hands OneSwitch the drain marker sent on {@code to} as {@code from} would. */
+    private void deliverMarker(String to, String from) {
+        OFPacketOut marker = (OFPacketOut) net.takeSent(to).stream().filter(m -> m instanceof OFPacketOut).findFirst()
+                .orElseThrow();
+        vs.packetIn(from, arrived(marker));
+    }
+
+    private static boolean outputs(OFFlowMod f, int port) {
+        return f.getInstructions().stream().filter(i -> i instanceof OFInstructionApplyActions)
+                .flatMap(i -> ((OFInstructionApplyActions) i).getActions().stream())
+                .anyMatch(a -> a instanceof OFActionOutput o && o.getPort().equals(OFPort.of(port)));
     }
 
     /** The marker as the target switch hands it to OneSwitch: tagged, from the PCIe port. */

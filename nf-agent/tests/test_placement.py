@@ -1,0 +1,42 @@
+"""Placer decisions with the real solver: the threshold, and overloads that force a move."""
+from __future__ import annotations
+
+from uno_agent import catalog
+from uno_agent.inventory import Server
+from uno_agent.placement import Placer
+
+DESCRIPTION = {
+    "switches": [{"id": "host", "role": "host", "cgroup": {"cores": None}},
+                 {"id": "snic0", "role": "snic", "cgroup": {"cores": 0.5}}],
+    "pcie_links": [{"snic": "snic0", "gbps": 1.0}],
+}
+WIRE = "port:snic0:w0p0"
+
+
+def placer(threshold_cores: float) -> Placer:
+    return Placer(DESCRIPTION, catalog.load(), threshold_cores=threshold_cores, dampening_s=0, host_cores=8)
+
+
+def chain_on_snic(gbps: float):
+    """wire -> l7fw -> VM, the firewall on the sNIC, carrying `gbps`."""
+    vm = Server(id="vm", name="vm", flavor="vm.small", kind="vm", status="ACTIVE", created_at=0, side="host")
+    fw = Server(id="fw", name="fw", flavor="l7fw", kind="nf", status="ACTIVE", created_at=0, side="snic0")
+    return [vm, fw], {(WIRE, "fw"): gbps, ("fw", "vm"): gbps}
+
+
+def test_a_move_that_costs_host_cpu_is_kept_back_while_the_snic_copes():
+    servers, rates = chain_on_snic(0.001)
+    decision = placer(0.05).reoptimize(servers, rates, now=100, trigger="test")
+    assert decision.moves == {} and decision.servers["fw"] == "snic0"
+    assert "overloaded" not in decision.detail
+
+
+def test_an_overloaded_snic_moves_its_nf_even_though_the_host_pays_for_it():
+    p = placer(0.05)
+    flavor = p.flavors["l7fw"]
+    gbps = 2 * 0.5 / flavor.snic.cpu_per_gbps      # twice what half an sNIC core can inspect
+    servers, rates = chain_on_snic(gbps)
+    decision = p.reoptimize(servers, rates, now=100, trigger="test")
+    assert decision.moves == {"fw": "host"}, decision.detail
+    assert decision.detail["host_cpu_saving"] < 0
+    assert decision.detail["overloaded"] and decision.detail["overloaded"][0].startswith("snic0 CPU")

@@ -1,0 +1,86 @@
+"""Loss-free NF migration with state between host and sNIC, under traffic (issue 8)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_agent import nf_pids, vm_netns
+
+from uno_agent.migration import FAULTS
+from uno_agent.stack import wait_for
+from uno_nfs import NfControl
+from uno_platform import system
+from uno_platform.traffic import NumberedUdp, ping
+
+pytestmark = pytest.mark.platform
+
+FLOWS, PPS = 1000, 10000
+SPORT = 20000
+
+
+def monitor_chain(stack):
+    """VM -> monitor -> wire, the monitor starting on the sNIC; returns (vm, monitor, source ns, sink)."""
+    vm = stack.create("vm0", "vm.small")
+    mon = stack.create("mon", "monitor", **{"uno:expected_gbps": 0.05})
+    assert mon["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "snic0"
+    wire = stack.platform.description["ext"]["interfaces"][0]
+    stack.set_chains([stack.chain("c1", vm, [mon], wire["port"])])
+    source, sink_ip = vm_netns(stack, vm), wire["ip"].split("/")[0]
+    wait_for(lambda: ping(source, sink_ip, count=1), 30, "the chain to forward")
+    return vm, mon, source, sink_ip
+
+
+def migrate(stack, server: dict, to: str, expect: int = 202) -> dict:
+    return stack.api("POST", f"/v2.1/servers/{server['id']}/action", {"migrate": {"host": to}}, expect=expect)
+
+
+def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack):
+    stack = uno_stack(snic_cores=1.0, pcie_gbps=1.0, vms=0, wire_ports=1)
+    vm, mon, source, sink_ip = monitor_chain(stack)
+    sides = []
+    with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=FLOWS, pps=PPS,
+                     seconds=12, sport=SPORT) as run:
+        time.sleep(1.0)
+        for _ in range(10):
+            for side in ("host", "snic0"):
+                moved = migrate(stack, mon, side)["server"]
+                sides.append(moved["OS-EXT-SRV-ATTR:hypervisor_hostname"])
+                time.sleep(0.1)
+    assert sides == ["host", "snic0"] * 10
+    result = run.result
+    assert sum(result["sent"].values()) >= PPS * 11
+    assert run.lost == 0, result["missing"]
+    assert result["duplicates"] == 0 and result["reordered"] == 0
+
+    # The monitor that now runs carries the state of every packet: its per-flow counters equal what
+    # was sent on each flow, across 20 moves.
+    with NfControl(stack.control_socket(mon["id"])) as ctl:
+        counted = {f["sport"]: f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999})}
+    assert counted == {SPORT + int(flow): sent for flow, sent in result["sent"].items()}
+    # one monitor process, one port: the old ones are gone
+    assert len(nf_pids(stack, "monitor")) == 1
+    ports = system.run(["ovs-vsctl", f"--db={stack.platform.switch('host')['ovsdb']}", "list-ports",
+                        stack.platform.switch("host")["bridge"]]).split()
+    assert not [p for p in ports if p.startswith(f"{stack.platform.prefix}n")]
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stack, fault):
+    stack = uno_stack(agent_config={"migration_faults": [fault]}, snic_cores=1.0, pcie_gbps=1.0, vms=0,
+                      wire_ports=1)
+    vm, mon, source, sink_ip = monitor_chain(stack)
+    with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=100, pps=2000,
+                     seconds=3, sport=SPORT) as run:
+        time.sleep(0.5)
+        error = migrate(stack, mon, "host", expect=500)
+        assert "migrationFailed" in error and f"step '{fault.split('=')[0]}'" in error["migrationFailed"]["message"]
+    assert run.lost == 0 and run.result["duplicates"] == 0 and run.result["reordered"] == 0
+    after = stack.api("GET", f"/v2.1/servers/{mon['id']}")["server"]
+    assert after["status"] == "ACTIVE" and after["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "snic0"
+    assert after["ports"] == mon["ports"]
+    assert len(nf_pids(stack, "monitor")) == 1
+    with NfControl(stack.control_socket(mon["id"])) as ctl:
+        stats = ctl.stats()
+        assert stats["buffer_state"] == "off"
+        counted = sum(f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999}))
+    assert counted == sum(run.result["sent"].values())
