@@ -267,7 +267,8 @@ class Demo:
             outcome = "rolled back" if report["rolled_back"] else "done"
             self.say(f"migration of {name} {report['source']} -> {report['target']} {outcome}: packets held "
                      f"{report['held_window_s'] * 1e3:.1f} ms, {report['flows']} flows, {report['state_bytes']} "
-                     f"bytes of state, {report['packets_moved']} packets moved to the new NF, {report['nf_losses']} lost by the NFs")
+                     f"bytes of state, {report['packets_moved']} packets moved to the new NF, "
+                     f"{report['nf_losses']} lost by the NFs")
         for when, name, src, dst in moves:
             self.say(f"  seen at t={when - traffic['started']:.1f} s: {name} {src} -> {dst}")
         placement = self.stack.api("GET", "/v2.1/uno/placement")["placement"]
