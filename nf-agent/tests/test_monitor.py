@@ -56,21 +56,40 @@ def test_node_rate_is_the_larger_direction():
 
 
 def test_monitor_replaces_every_n_polls_and_survives_errors():
-    clock = iter(range(100))
+    now = [0.0]
     readings = [{("a", "b"): 0}, RuntimeError("switch away"), {("a", "b"): GBIT}, {("a", "b"): 2 * GBIT}]
     replaced = []
 
     def read():
+        now[0] += 0.2       # each read takes 0.2 s
         item = readings.pop(0)
         if isinstance(item, Exception):
             raise item
         return item
 
     monitor = Monitor(read, TrafficMatrix(1.0), lambda: replaced.append(monitor.polls),
-                      interval_s=1, replace_every=2, clock=lambda: float(next(clock)))
-    for _ in range(4):
+                      interval_s=1, replace_every=2, clock=lambda: now[0])
+    for second in range(4):
+        now[0] = float(second)
         monitor.poll()
     assert monitor.errors == 1
     assert monitor.polls == 3
     assert replaced == [2]
     assert monitor.matrix.rates()[("a", "b")] == pytest.approx(1.0)  # 1 Gbit per 1 s poll
+
+
+def test_counters_are_timed_at_the_middle_of_a_slow_read():
+    now = [0.0]
+    reads = iter([(0.6, {("a", "b"): 0}), (0.0, {("a", "b"): 7 * GBIT // 10})])
+
+    def read():
+        took, counters = next(reads)
+        now[0] += took
+        return counters
+
+    monitor = Monitor(read, TrafficMatrix(1.0), lambda: None, interval_s=1, replace_every=10,
+                      clock=lambda: now[0])
+    monitor.poll()          # read from 0.0 to 0.6: counted at 0.3
+    now[0] = 1.0
+    monitor.poll()          # an instant read at 1.0: 0.7 Gbit in 0.7 s
+    assert monitor.matrix.rates()[("a", "b")] == pytest.approx(1.0)

@@ -52,7 +52,11 @@ class Phase:
 
 
 def phases(scale: float) -> list[Phase]:
-    return [Phase("low load", 15 * scale, 4), Phase("high load", 25 * scale, 24), Phase("low again", 20 * scale, 4)]
+    """Low, rising, high, low again. The load rises in two steps, as it does in practice: the
+    agent's model puts the sNIC over capacity at about 6 Mbit/s, well before the emulated sNIC
+    (0.5 of a core) really runs out at the high load, so the monitor moves NFs in time."""
+    return [Phase("low load", 15 * scale, 4), Phase("rising", 10 * scale, 10), Phase("high load", 20 * scale, 24),
+            Phase("low again", 20 * scale, 4)]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -188,7 +192,7 @@ class Demo:
 
         self.stack = Stack(self.workdir, make_platform, {
             "flavors_file": str(DEMO_FLAVORS),
-            "monitor": {"interval_s": 0.5, "replace_every": 2, "threshold_cores": 0.05, "dampening_s": 4}})
+            "monitor": {"interval_s": 0.5, "replace_every": 2, "threshold_cores": 0.05, "dampening_s": 8}})
         desc = self.platform.description
         self.say(f"platform {desc['prefix']}: host + sNIC (0.5 cores), PCIe 1 Gbit/s, wire port "
                  f"{desc['ext']['interfaces'][0]['port']}")
@@ -225,34 +229,41 @@ class Demo:
         self.say(f"remote site {SITE_IP} behind its own secgw, tunnel {GW_REMOTE} -> {GW_LOCAL} (ESP, AES-GCM)")
 
     def run_traffic(self) -> dict:
-        """A steady stream for the whole run, and a surge on top of it during the high phase.
+        """A steady stream for the whole run, a second one from the rising phase to the end of the high
+        one, and a third during the high phase: the load rises in two steps and falls at once.
 
         The steady stream never pauses, so its loss, duplicate and order counts cover every migration.
         """
         vm_ns = vm_netns(self.platform.prefix, self.servers["tenant"])
         vm_ip = self.servers["tenant"]["addresses"]["tenant"][0]["addr"]
-        low, high, low_again = phases(0.4 if self.args.short else 1.0)
+        low, rising, high, low_again = phases(0.4 if self.args.short else 1.0)
         timeline = Timeline(self.stack.agent_url, ["secgw", "l7fw", "monitor"])
         timeline.start()
         try:
             wait_for(lambda: _probe(self.site.netns, vm_ns, vm_ip), 30, "the tunnel and chain to forward")
             started = time.time()
-            total = low.seconds + high.seconds + low_again.seconds
-            with NumberedUdp(self.site.netns, vm_ns, vm_ip, flows=100, pps=_pps(low.mbps), seconds=total,
-                             size=FRAME - 28, idle=1.0) as steady:
+            total = low.seconds + rising.seconds + high.seconds + low_again.seconds
+
+            def stream(mbps: float, seconds: float, index: int) -> NumberedUdp:
+                return NumberedUdp(self.site.netns, vm_ns, vm_ip, flows=100, pps=_pps(mbps), seconds=seconds,
+                                   size=FRAME - 28, port=9999 + index, sport=20000 + 1000 * index, idle=1.0)
+
+            with stream(low.mbps, total, 0) as steady:
                 self._phase(low, timeline, low.seconds)
-                self._phase(high, timeline, 0)
-                with NumberedUdp(self.site.netns, vm_ns, vm_ip, flows=100, pps=_pps(high.mbps - low.mbps),
-                                 seconds=high.seconds, size=FRAME - 28, port=10000, sport=21000,
-                                 idle=1.0) as surge:
-                    pass
+                self._phase(rising, timeline, 0)
+                with stream(rising.mbps - low.mbps, rising.seconds + high.seconds, 1) as rise:
+                    time.sleep(rising.seconds)
+                    self._phase(high, timeline, 0)
+                    with stream(high.mbps - rising.mbps, high.seconds, 2) as surge:
+                        pass
                 self._phase(low_again, timeline, max(0.0, started + total - time.time()))
         finally:
             timeline.stop()
-        for name, run in (("steady stream", steady), ("surge", surge)):
+        runs = {"steady stream": steady, "rise": rise, "surge": surge}
+        for name, run in runs.items():
             self.say(f"{name}: sent {sum(run.result['sent'].values())}, lost {run.lost}, duplicated "
                      f"{run.result['duplicates']}, reordered {run.result['reordered']}")
-        return {"started": started, "results": [steady, surge], "timeline": timeline}
+        return {"started": started, "results": list(runs.values()), "timeline": timeline}
 
     def _phase(self, phase: Phase, timeline: Timeline, seconds: float) -> None:
         sides = timeline.samples[-1][1] if timeline.samples else {}

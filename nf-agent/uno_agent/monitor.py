@@ -90,7 +90,11 @@ class Monitor:
     def poll(self) -> None:
         """One polling step (the thread calls this; tests call it directly)."""
         try:
-            self.matrix.update(self.read_counters(), self.clock())
+            # time-stamp the counters at the middle of the read, not after it: a read slowed down by
+            # a busy machine would otherwise inflate one rate and deflate the next
+            before = self.clock()
+            counters = self.read_counters()
+            self.matrix.update(counters, (before + self.clock()) / 2)
         except Exception as exc:  # a switch or OneSwitch briefly away must not stop monitoring
             self.errors += 1
             log.warning("monitor: cannot read counters: %s", exc)
