@@ -3,20 +3,24 @@
 The steps, each recorded in the server's `migration` journal before it runs:
 
   start      the new NF on the target side, on a new port, holding what it receives
-  quiesce    the old NF stops processing and holds what it receives (buffer start)
+  remap      OneSwitch moves the virtual port to the new port, make-before-break; from the
+             switch-over on, packets reach the new NF, which holds them; the old NF goes on
+             processing what was sent to it before
+  drain      until nothing has reached the old NF for a moment: it processed everything
+  quiesce    the old NF stops processing and holds what it receives (a late straggler)
   state      the old NF's state (final now) is exported and imported into the new NF
-  remap      OneSwitch moves the virtual port to the new port, make-before-break
-  drain      the old NF's held packets (and any still in flight to it) move to the new NF,
-             which processes them ahead of its own held ones
-  release    the new NF processes what it holds, in order, and runs normally
+  release    the old NF's stragglers move to the new NF, which processes them ahead of its own
+             held packets, then processes those in order and runs normally
   retire     the old NF and its port go
 
-Every packet is processed exactly once, in order, so nothing is lost, duplicated
-or reordered and the new NF's state reflects every packet. A failure before the
-remap rolls back: the old NF processes what it held and nothing else changed. A
-failure at or after the remap first remaps back when it can. After a crash of
-the agent, `recover` finishes or undoes a migration from its journal and from
-where OneSwitch says the virtual port is.
+Every packet is processed exactly once, in order, so nothing is lost, duplicated or
+reordered and the new NF's state reflects every packet. Only packets that reach the
+new NF before its release wait, and only from the switch-over on: the old NF never
+stops while OneSwitch remaps. A failure rolls back: the old NF holds, the virtual
+port is remapped back if it had moved, what the new NF held is handed to the old NF
+ahead of what the old NF holds, and the old NF runs on. After a crash of the agent,
+`recover` finishes or undoes a migration from its journal and from where OneSwitch
+says the virtual port is.
 """
 from __future__ import annotations
 
@@ -38,8 +42,10 @@ from uno_nfs import NfControl, NfControlError
 
 log = logging.getLogger(__name__)
 
-STEPS = ("start", "quiesce", "state", "remap", "drain", "release", "retire")
+STEPS = ("start", "remap", "drain", "quiesce", "state", "release", "retire")
 FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port")
+# the agent itself dies (SIGKILL) as a step begins: its restart must finish or undo the migration
+CRASH_FAULTS = tuple(f"{step}=crash-agent" for step in STEPS)
 REPORTS_KEPT = 100
 QUIET_S = 0.005          # the old NF received nothing for this long: nothing is in flight to it
 DRAIN_TIMEOUT_S = 2.0
@@ -67,12 +73,12 @@ class MigrationReport:
     held_by_new: int = 0
     nf_losses: int = 0                 # packets the two NFs lost (not dropped by policy) in their lives
     rolled_back: bool = False
-    held_from: float | None = None     # wall-clock time of the old NF's buffer start
+    held_from: float | None = None     # wall-clock time the remap started (packets may reach the new NF)
     held_until: float | None = None    # ... and of the new NF's release
 
     @property
     def held_window_s(self) -> float:
-        """From the old NF's buffer start to the new NF's release: the extra delay a packet can see."""
+        """From the remap's start to the new NF's release: the most a packet can wait."""
         return sum(self.timings.get(step, 0.0) for step in ("quiesce", "state", "remap", "drain", "release"))
 
     def to_json(self) -> dict:
@@ -105,13 +111,14 @@ class Migrator:
     `faults` injects real failures at named steps, to test the rollback (never set in
     production): {"start": "kill-new-nf"} kills the new NF once it runs, {"state":
     "corrupt-state"} damages the exported state so the new NF refuses it, {"remap":
-    "bad-port"} asks OneSwitch to remap to a port that does not exist.
+    "bad-port"} asks OneSwitch to remap to a port that does not exist; "crash-agent" at any step
+    kills the agent itself as the step begins.
     """
 
     def __init__(self, inventory: Inventory, launcher: Launcher, portmap: PortMapper, *,
                  free_port: Callable[[], str], clock: Callable[[], float] = time.time,
                  faults: dict[str, str] | None = None):
-        unknown = {f"{k}={v}" for k, v in (faults or {}).items()} - set(FAULTS)
+        unknown = {f"{k}={v}" for k, v in (faults or {}).items()} - set(FAULTS + CRASH_FAULTS)
         if unknown:
             raise ValueError(f"unknown migration faults {sorted(unknown)} (have: {', '.join(FAULTS)})")
         self.inventory = inventory
@@ -137,6 +144,8 @@ class Migrator:
             for step in STEPS:
                 server = self._journal(server, step=step)
                 fault = self.faults.get(step)
+                if fault == "crash-agent":
+                    os.kill(os.getpid(), signal.SIGKILL)
                 started = time.perf_counter()
                 if step == "start":
                     new = self._start(server, flavor)
@@ -144,8 +153,14 @@ class Migrator:
                     if fault:
                         kill_and_wait(server.migration["new_pid"])
                     self._check_alive(new, "the new NF")
-                elif step == "quiesce":
+                elif step == "remap":
+                    self._check_alive(new, "the new NF")
                     report.held_from = self.clock()
+                    port = f"{journal['new_port']}-missing" if fault else journal["new_port"]
+                    self.portmap.remap(server.vport, target, port)
+                elif step == "drain":
+                    self._move(old, new, QUIET_S)
+                elif step == "quiesce":
                     old.buffer_start()
                 elif step == "state":
                     blob = old.state_get()
@@ -158,13 +173,8 @@ class Migrator:
                                                   - new.last_nf_seconds)
                     report.timings["state_get_call"] = got - started
                     report.state_bytes = len(blob)
-                elif step == "remap":
-                    self._check_alive(new, "the new NF")
-                    port = f"{journal['new_port']}-missing" if fault else journal["new_port"]
-                    self.portmap.remap(server.vport, target, port)
-                elif step == "drain":
-                    report.packets_moved = self._drain(old, new)
                 elif step == "release":
+                    report.packets_moved = self._move(old, new, 0.0)
                     report.held_by_new = new.buffer_release()
                     report.held_until = self.clock()
                 elif step == "retire":
@@ -208,23 +218,32 @@ class Migrator:
         except (NfControlError, OSError) as exc:
             raise Conflict(f"{what} does not answer: {exc}") from None
 
-    def _drain(self, old: NfControl, new: NfControl) -> int:
-        """Move everything the old NF holds, until nothing more reaches it for QUIET_S."""
-        moved = 0
+    @staticmethod
+    def _drain(nf: NfControl, quiet_s: float, deliver: Callable[[list], object]) -> None:
+        """Hand what `nf` holds to `deliver` until nothing more has reached it for `quiet_s` (with
+        0: since the previous look) and it holds nothing."""
         deadline = time.monotonic() + DRAIN_TIMEOUT_S
-        last_rx, quiet_since = old.stats()["rx"], time.monotonic()
+        last_rx, quiet_since = nf.stats()["rx"], time.monotonic()
         while True:
-            packets = old.buffer_take_all()
+            packets = nf.buffer_take_all()
             if packets:
-                moved += new.inject(packets)
-            rx = old.stats()["rx"]
+                deliver(packets)
+            stats = nf.stats()
             now = time.monotonic()
-            if rx != last_rx:
-                last_rx, quiet_since = rx, now
-            elif now - quiet_since >= QUIET_S and not old.stats()["buffered"]:
-                return moved
+            if stats["rx"] != last_rx:
+                last_rx, quiet_since = stats["rx"], now
+            elif now - quiet_since >= quiet_s and not stats["buffered"]:
+                return
             if now > deadline:
-                raise Conflict(f"the old NF still receives packets {DRAIN_TIMEOUT_S:g} s after the remap")
+                raise Conflict(f"an NF still receives packets {DRAIN_TIMEOUT_S:g} s after the remap")
+            if quiet_s:
+                time.sleep(quiet_s / 5)
+
+    def _move(self, old: NfControl, new: NfControl, quiet_s: float) -> int:
+        """Move the old NF's held packets into the new one (ahead of its own); returns how many."""
+        moved = []
+        self._drain(old, quiet_s, lambda packets: moved.append(new.inject(packets)))
+        return sum(moved)
 
     def _retire(self, server: Server) -> Server:
         journal = server.migration
@@ -237,23 +256,32 @@ class Migrator:
             netns=journal.get("new_netns"), moved_at=self.clock(), migration=None)
 
     def _roll_back(self, server: Server, old: NfControl, new: NfControl | None) -> None:
-        """Put the NF back on its old side, forwarding, with whatever it held processed in order.
+        """Put the NF back on its old side, forwarding, with every packet processed once and in order.
 
-        Best effort at every step: a part that does not answer is logged and the rest still runs.
+        The old NF holds while the port moves back. What it held before (stragglers, sent before
+        the switch-over) goes first, then what the new NF held, both ahead of what the old NF
+        receives after the remap back. Best effort at every step: a part that does not answer is
+        logged and the rest still runs.
         """
         journal = server.migration
+        try:
+            old.buffer_start()
+            stragglers = old.buffer_take_all()
+        except (NfControlError, OSError) as exc:
+            log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
+            stragglers = []
         if STEPS.index(journal["step"]) >= STEPS.index("remap"):
             self._remap_back(server)
-            if new is not None:
-                try:
-                    packets = new.buffer_take_all()
-                    if packets:
-                        old.inject(packets)
-                except (NfControlError, OSError) as exc:
-                    log.error("rollback of %s: cannot take back what the new NF holds: %s", server.name, exc)
+        held = []
+        if new is not None:
+            try:
+                self._drain(new, QUIET_S, held.extend)
+            except (AgentError, NfControlError, OSError) as exc:
+                log.error("rollback of %s: cannot take back what the new NF holds: %s", server.name, exc)
         try:
-            if old.stats()["buffering"]:
-                old.buffer_release()
+            if stragglers or held:
+                old.inject(stragglers + held)
+            old.buffer_release()
         except (NfControlError, OSError) as exc:
             log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
         self.launcher.stop(journal["new_id"], "nf", journal["target"], journal["new_port"],
@@ -277,7 +305,12 @@ class Migrator:
         new = NfControl(journal["new_control"]) if journal.get("new_control") else None
         try:
             if mapped == (journal.get("target"), journal.get("new_port")):
-                self._drain(old, new)
+                if STEPS.index(journal.get("step", "start")) < STEPS.index("release"):
+                    # the new NF may not have the final state yet: finish from the drain on
+                    self._move(old, new, QUIET_S)
+                    old.buffer_start()
+                    new.state_put(old.state_get(), replace=True)
+                self._move(old, new, 0.0)
                 new.buffer_release()
                 server = self._retire(server)
                 log.info("recovered migration of %s: finished on %s", server.name, server.side)

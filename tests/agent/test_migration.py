@@ -84,3 +84,28 @@ def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stac
         assert stats["buffer_state"] == "off"
         counted = sum(f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999}))
     assert counted == sum(run.result["sent"].values())
+
+
+@pytest.mark.parametrize("step, ends_on", [("start", "snic0"), ("drain", "host")])
+def test_an_agent_crash_during_a_migration_is_undone_or_finished_on_restart_losing_nothing(uno_stack, step, ends_on):
+    # Killed before the remap, the restarted agent undoes the migration; killed after it (the new
+    # NF holding everything sent meanwhile), it finishes it, state included.
+    stack = uno_stack(agent_config={"migration_faults": [f"{step}=crash-agent"]}, snic_cores=1.0, pcie_gbps=1.0,
+                      vms=0, wire_ports=1)
+    vm, mon, source, sink_ip = monitor_chain(stack)
+    with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=100, pps=2000,
+                     seconds=4, sport=SPORT, idle=10) as run:
+        time.sleep(0.5)
+        with pytest.raises(OSError):
+            migrate(stack, mon, "host")
+        stack.agent.popen.wait()
+        stack.agent_config = {**stack.agent_config, "migration_faults": []}
+        stack.start_agent()
+    assert run.lost == 0 and run.result["duplicates"] == 0 and run.result["reordered"] == 0
+    after = stack.api("GET", f"/v2.1/servers/{mon['id']}")["server"]
+    assert after["status"] == "ACTIVE" and after["OS-EXT-SRV-ATTR:hypervisor_hostname"] == ends_on
+    assert after["ports"] == mon["ports"]
+    assert len(nf_pids(stack, "monitor")) == 1
+    with NfControl(stack.control_socket(mon["id"])) as ctl:
+        counted = sum(f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999}))
+    assert counted == sum(run.result["sent"].values())
