@@ -21,6 +21,7 @@ import numpy as np
 
 from ..outcome import ABS_GAP, Outcome, within
 from ..problem import Problem, evaluate
+from . import lagrange
 from .blocks import split
 from .decompose import reduce
 from .heuristic import Moves, Point, search
@@ -31,6 +32,9 @@ _THRESHOLDS = 16   # threshold roundings of the LP solution tried as starting po
 _RENS_SHARE = 0.25     # RENS runs when at most this share of the 0/1 columns is fractional, with
 _RENS_SECONDS = 1.0    # at most this share of the time left, and at most this long
 _MIP_MIN_LPS = 2.0     # the final MIP runs only with time left for this many root-LP solves
+_STATES = 10000        # the menu search gives up past this many states (then HiGHS takes the menus)
+_DEEPEN_FROM = 64      # the first menu search looks below this fraction of the reduced-cost gap
+_HOPELESS = 1000       # skip a menu search whose combination bound exceeds this many times _STATES
 
 
 def solve(problem: Problem, rel_gap: float, time_limit: float | None,
@@ -58,6 +62,11 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
     pt = search(red, opts, large, master.roundings(lp.value, _THRESHOLDS), lambda: left() <= 0)
     incumbent = pt if pt.feasible(red.rhs) else None
     ub = incumbent.cost if incumbent is not None else math.inf
+    if incumbent is not None and not within(ub, lb, rel_gap) and left() > 0:
+        proven, incumbent = _by_menus(master, lp, incumbent, rel_gap, left)
+        if proven is not None:
+            return proven
+        ub = incumbent.cost
     if not within(ub, lb, rel_gap) and left() > 0:
         found = _rens(master, lp, rel_gap, min(_RENS_SHARE * left(), _RENS_SECONDS))
         if found is not None and found.cost < ub:
@@ -81,6 +90,84 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
         if found.feasible(red.rhs) and found.cost < ub:
             incumbent, ub = found, found.cost
     return _outcome(master, incumbent, max(lb, min(mip.bound, ub)))
+
+
+def _by_menus(master: Master, lp: Solution, incumbent: Point, rel_gap: float,
+              left: Callable[[], float]) -> tuple[Outcome | None, Point]:
+    """Exact search over the components' menus (lagrange.py), then, if it does not prove the
+    incumbent, HiGHS on the menus. Returns the outcome when proven, and the best placement found.
+    Nothing is done when menus are not available (a component is neither small nor a tree)."""
+    red = master.red
+    lam = master.multipliers(lp)
+    lag = lagrange.Lagrangian.build(red, lam)
+    if lag is None:
+        return None, incumbent
+    free_loc = _free_loc(master, incumbent)
+    best = incumbent.cost
+    lb = max(lp.objective, lag.lb)
+
+    def target() -> float:
+        # a hair inside the tolerance, so that the proven bound passes `within` after rounding
+        return best - (1 - 1e-6) * max(ABS_GAP, rel_gap * abs(best))
+
+    def out_of_time() -> bool:
+        return left() <= 0
+
+    def point() -> Point:
+        chosen = master.opts.locate(free_loc, red.unary_cost.shape[1])
+        return Moves(red, master.opts, master.large).point(chosen, free_loc[master.large.nodes])
+
+    d_full = target() - lag.lb + _margin(best)
+    menu = lag.menu(d_full)
+    if menu is None:
+        return None, incumbent
+    # deepening: search below d, doubling d up to d_full (which shrinks as the incumbent improves)
+    # until the search runs to the end at d_full (proof) or holds too many states
+    d = d_full / _DEEPEN_FROM
+    while left() > 0:
+        d_full = target() - lag.lb + _margin(best)
+        if d_full <= 0:
+            return Outcome(red.full_placement(free_loc), max(lb, target())), point()
+        d = min(d, d_full)
+        if lagrange.combinations(menu, d) > _HOPELESS * _STATES:
+            break
+        found = lagrange.search(menu, red, lam, lag.lb, target(), d, _STATES, out_of_time)
+        if found.status != "complete":
+            break
+        if found.chosen is not None and found.cost < best:
+            menu.write(found.chosen, free_loc)
+            best = found.cost
+        if d >= d_full:
+            # every placement cheaper than the target was examined (the target only got lower)
+            return Outcome(red.full_placement(free_loc), max(lb, min(best, target()))), point()
+        d *= 2
+    if left() <= 0:
+        return None, point()
+    # HiGHS on the menus: every placement cheaper than target() is a combination of entries
+    menu, start = lag.with_placement(menu, free_loc)
+    d_full = target() - lag.lb + _margin(best)
+    entries = np.union1d(np.flatnonzero(menu.rc < d_full), start)
+    mip = lagrange.mck_mip(menu, red, entries, start, rel_gap, ABS_GAP, left())
+    if mip.chosen is not None and mip.objective < best:
+        menu.write(mip.chosen, free_loc)
+        best = mip.objective
+    if mip.status == "Infeasible":
+        proven = target()
+    else:
+        proven = min(mip.bound, target()) if math.isfinite(mip.bound) else -math.inf
+    return Outcome(red.full_placement(free_loc), max(lb, proven)), point()
+
+
+def _margin(scale: float) -> float:
+    """Slack added to a reduced-cost threshold so that float rounding never drops a placement."""
+    return 1e-9 * max(1.0, abs(scale))
+
+
+def _free_loc(master: Master, pt: Point) -> np.ndarray:
+    free_loc = np.zeros(len(master.red.free), dtype=np.int64)
+    master.opts.write(pt.chosen, free_loc)
+    free_loc[master.large.nodes] = pt.cloc
+    return free_loc
 
 
 def _rens(master: Master, lp: Solution, rel_gap: float, time_limit: float) -> Point | None:
@@ -116,7 +203,4 @@ def _point(master: Master, chosen: np.ndarray, cloc: np.ndarray) -> Point:
 def _outcome(master: Master, incumbent: Point | None, bound: float) -> Outcome:
     if incumbent is None:
         return Outcome(None, bound)
-    free_loc = np.zeros(len(master.red.free), dtype=np.int64)
-    master.opts.write(incumbent.chosen, free_loc)
-    free_loc[master.large.nodes] = incumbent.cloc
-    return Outcome(master.red.full_placement(free_loc), min(bound, incumbent.cost))
+    return Outcome(master.red.full_placement(_free_loc(master, incumbent)), min(bound, incumbent.cost))
