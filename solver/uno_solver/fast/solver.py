@@ -32,8 +32,9 @@ _THRESHOLDS = 16   # threshold roundings of the LP solution tried as starting po
 _RENS_SHARE = 0.25     # RENS runs when at most this share of the 0/1 columns is fractional, with
 _RENS_SECONDS = 1.0    # at most this share of the time left, and at most this long
 _MIP_MIN_LPS = 2.0     # the final MIP runs only with time left for this many root-LP solves
-_STATES = 10000        # the menu search gives up past this many states (then HiGHS takes the menus)
+_STATES = 20000        # the menu search gives up past this many states (then HiGHS takes the menus)
 _DEEPEN_FROM = 64      # the first menu search looks below this fraction of the reduced-cost gap
+_DEEPEN_STEP = 2.0     # and multiplies it by this until it reaches the gap
 _HOPELESS = 1000       # skip a menu search whose combination bound exceeds this many times _STATES
 
 
@@ -115,6 +116,8 @@ def _by_menus(master: Master, lp: Solution, incumbent: Point, rel_gap: float,
 
     def point() -> Point:
         chosen = master.opts.locate(free_loc, red.unary_cost.shape[1])
+        if np.any(chosen < 0):
+            raise RuntimeError("menu search produced a placement that is not an option")
         return Moves(red, master.opts, master.large).point(chosen, free_loc[master.large.nodes])
 
     d_full = target() - lag.lb + _margin(best)
@@ -140,7 +143,7 @@ def _by_menus(master: Master, lp: Solution, incumbent: Point, rel_gap: float,
         if d >= d_full:
             # every placement cheaper than the target was examined (the target only got lower)
             return Outcome(red.full_placement(free_loc), max(lb, min(best, target()))), point()
-        d *= 2
+        d *= _DEEPEN_STEP
     if left() <= 0:
         return None, point()
     # HiGHS on the menus: every placement cheaper than target() is a combination of entries
