@@ -127,9 +127,11 @@ class Master:
         return np.maximum(-lp.row_dual[self.side:self.side + self.red.m], 0.0)
 
     def solve_lp(self, time_limit: float) -> Solution:
+        """The LP relaxation; the solved HiGHS instance stays in `lp_highs` for warm starts."""
         h = highs.new(time_limit)
         h.passModel(self.lp)
         h.run()
+        self.lp_highs = h
         return _solution(h, self.n_col, mip=False)
 
     def solve_mip(self, lower: np.ndarray, upper: np.ndarray, start: np.ndarray | None,
