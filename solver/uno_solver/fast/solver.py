@@ -1,15 +1,23 @@
-"""The fast exact solver: presolve, decomposition, LP bound, primal heuristic, reduced-cost fixing,
-and a MIP over what is left, with a certified gap whenever it stops early.
+"""The fast exact solver: presolve, decomposition, LP bound, primal heuristics, then either an
+exact search over per-component menus (every component small or a tree: service-chain graphs) or
+a MIP over what reduced-cost fixing leaves, with a certified gap whenever it stops early.
 
 1. Presolve (decompose.py): pinned nodes become constants; free nodes split into components.
 2. Small components are enumerated into options, large ones keep the node formulation (blocks.py).
-3. The LP relaxation of the master (model.py) gives a lower bound LB and reduced costs.
-4. The heuristic (heuristic.py) rounds the LP solution and repairs/improves it; when few LP values
-   are fractional, RENS (a short MIP over just those) often finds a better placement: UB.
-5. If UB - LB is within the tolerance, done. Otherwise every column whose reduced cost exceeds
-   UB - LB is fixed at its LP value (no placement better than UB can use it), and HiGHS solves the
-   remaining core with UB as its starting incumbent.
-When the time limit stops step 5, the certified bound is max(LB, min(core bound, UB)): every
+3. The LP relaxation of the master (model.py) gives a lower bound LB, reduced costs, and the
+   duals of the side rows (PCIe and capacity), used below as Lagrange multipliers.
+4. The heuristic (heuristic.py) rounds the LP solution and repairs/improves it: UB.
+5. If UB - LB is within the tolerance, done.
+6. Menus (lagrange.py), when every component is small or a tree: a placement cheaper than the
+   target T = UB less the tolerance places each component by one of its placements whose
+   Lagrangian reduced cost is below T - LB. A breadth-first search over these menus, deepened
+   from a small threshold up to T - LB, improves UB and, when it completes at T - LB, proves it;
+   if it holds too many states, HiGHS solves the multiple-choice knapsack of the menus instead
+   (its bound is then min(knapsack bound, T)). Either way this is the answer.
+7. Otherwise: RENS (a short MIP over the fractional columns, when few are) and, on components of
+   1,000 nodes or more, an LP dive (dive.py) improve UB; every column whose reduced cost exceeds
+   UB - LB is fixed at its LP value, and HiGHS solves the remaining core from UB.
+When the time limit stops step 7, the certified bound is max(LB, min(core bound, UB)): every
 placement better than UB lies in the core.
 """
 from __future__ import annotations
