@@ -49,6 +49,18 @@ class Options:
             nodes, grid = self.groups[self.group[o]]
             free_loc[nodes[self.row[o]]] = grid[self.grid_row[o]]
 
+    def locate(self, free_loc: np.ndarray, n_loc: int) -> np.ndarray:
+        """The option of each component that places its nodes as `free_loc` does (an allowed
+        placement), -1 for a component without one: the inverse of `write`."""
+        codes = [(free_loc[nodes] * n_loc ** np.arange(nodes.shape[1])[None, :]).sum(axis=1)
+                 for nodes, _ in self.groups]
+        offset = np.cumsum([0] + [len(c) for c in codes])
+        flat = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
+        match = flat[offset[self.group] + self.row] == self.grid_row
+        chosen = np.full(self.n_comp, -1, dtype=np.int64)
+        chosen[self.comp[match]] = np.flatnonzero(match)
+        return chosen
+
 
 @dataclass(frozen=True, eq=False)
 class Large:

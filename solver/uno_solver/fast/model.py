@@ -28,13 +28,15 @@ from .decompose import Reduced
 
 @dataclass(frozen=True, eq=False)
 class Solution:
-    """A HiGHS outcome: model status, objective and bound (with the constant), values, reduced costs."""
+    """A HiGHS outcome: model status, objective and bound (with the constant), values, reduced
+    costs, and the row duals (LP only; empty otherwise)."""
 
     status: str
     objective: float
     bound: float
     value: np.ndarray
     reduced_cost: np.ndarray
+    row_dual: np.ndarray
 
 
 class Master:
@@ -79,6 +81,7 @@ class Master:
         node_row[node_rows] = n_comp + np.arange(len(node_rows))
         yrow = n_comp + len(node_rows) + np.arange(len(self.y_e))
         side = n_comp + len(node_rows) + len(self.y_e)
+        self.side = side
 
         cost = np.zeros(self.n_col)
         opt_cols = np.arange(self.n_opt)
@@ -117,10 +120,18 @@ class Master:
         upper = np.r_[np.ones(n_comp + len(node_rows)), np.zeros(len(self.y_e)), red.rhs - base_w.sum(axis=0)]
         return highs.model(cost, lower, upper, rows, cols, vals, offset=red.const + base_cost.sum())
 
+    def multipliers(self, lp: Solution) -> np.ndarray:
+        """The LP's duals of the side rows as Lagrange multipliers (>= 0; rows are <=)."""
+        if len(lp.row_dual) < self.side + self.red.m:
+            return np.zeros(self.red.m)
+        return np.maximum(-lp.row_dual[self.side:self.side + self.red.m], 0.0)
+
     def solve_lp(self, time_limit: float) -> Solution:
+        """The LP relaxation; the solved HiGHS instance stays in `lp_highs` for warm starts."""
         h = highs.new(time_limit)
         h.passModel(self.lp)
         h.run()
+        self.lp_highs = h
         return _solution(h, self.n_col, mip=False)
 
     def solve_mip(self, lower: np.ndarray, upper: np.ndarray, start: np.ndarray | None,
@@ -190,6 +201,7 @@ def _solution(h: highspy.Highs, n_col: int, mip: bool) -> Solution:
     sol = h.getSolution()
     value = np.array(sol.col_value) if sol.value_valid else np.full(n_col, np.nan)
     reduced = np.array(sol.col_dual) if sol.dual_valid else np.zeros(n_col)
+    row_dual = np.array(sol.row_dual) if sol.dual_valid and not mip else np.zeros(0)
     objective = info.objective_function_value if sol.value_valid else np.inf
     bound = info.mip_dual_bound if mip else objective
-    return Solution(status, objective, bound, value, reduced)
+    return Solution(status, objective, bound, value, reduced, row_dual)

@@ -1,0 +1,433 @@
+"""Lagrangian bound, per-component menus of cheap placements, and an exact search over them.
+
+Fix multipliers lam >= 0 on the side rows (the LP's duals). For a placement p of component c let
+val_c(p) = cost_c(p) + lam . w_c(p) and rc_c(p) = val_c(p) - min val_c >= 0. Then for every
+placement x of the free nodes
+
+    cost(x) = LB + sum_c rc_c(x_c) + lam . (rhs - w(x)),    LB = sum_c min val_c - lam . rhs + const,
+
+and for a feasible x the last term is >= 0. So a placement cheaper than U has sum_c rc_c(x_c) < U - LB,
+and in particular every component is placed by one of its placements with rc below D = U - LB: its
+*menu*. `min val_c` of a component is a minimum cut (integral), so LB is the LP bound again; what
+this buys is the menus: with a good incumbent, U - LB is small and most components have one or a
+few placements in their menu, found without enumerating the others:
+
+- a small component (at most FULL_ENUM placements) is enumerated whole, once (blocks.enumerate_options);
+- a tree (every component of a service-chain-like graph is one) by dynamic programming: min-marginals
+  bottom-up, then a depth-first walk that lists exactly the placements with val <= min val + D;
+- any other component (a random graph's giant component) makes menus unavailable.
+
+`search` then looks for the cheapest feasible combination with sum rc < D, breadth first over the
+components with pruning (rc budget, rows that cannot be met, slack that cannot be used); when it
+runs to the end, that combination is optimal among all placements cheaper than LB + D. It gives up
+past a number of states; the caller then hands the menus to HiGHS as a multiple-choice knapsack
+(`mck_mip`), which proves the same thing by branch and bound.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+
+from .. import highs
+from ..problem import FEAS_TOL
+from .blocks import Options, enumerate_options
+from .decompose import Reduced
+
+FULL_ENUM = 4096         # components with at most this many placements are enumerated whole
+TREE_MENU_CAP = 20000    # a tree's menu longer than this makes menus unavailable at that D
+_TOL = FEAS_TOL / 2      # rows: what the search accepts always passes the final check
+_EPS = 1e-9              # relative slack on rc comparisons (floating-point sums)
+
+
+@dataclass(frozen=True, eq=False)
+class Menu:
+    """O placements over C components: comp (O,), cost (O,), w (O, m), rc (O,).
+
+    Entry o is option ref[o] of `small` (a blocks.Options) when ref[o] >= 0, else it places the
+    free nodes extra_nodes[-1 - ref[o]] at extra_locs[-1 - ref[o]]. Every component has at least
+    one entry (its cheapest in val, rc = 0).
+    """
+
+    comp: np.ndarray
+    cost: np.ndarray
+    w: np.ndarray
+    rc: np.ndarray
+    ref: np.ndarray
+    small: Options | None
+    extra_nodes: list[np.ndarray]
+    extra_locs: list[np.ndarray]
+    n_comp: int
+
+    def write(self, chosen: np.ndarray, free_loc: np.ndarray) -> None:
+        """Write the locations of the chosen entries (one per component) into `free_loc`."""
+        for o in chosen:
+            j = int(self.ref[o])
+            if j >= 0:
+                nodes, grid = self.small.groups[self.small.group[j]]
+                free_loc[nodes[self.small.row[j]]] = grid[self.small.grid_row[j]]
+            else:
+                free_loc[self.extra_nodes[-1 - j]] = self.extra_locs[-1 - j]
+
+
+class Lagrangian:
+    """The Lagrangian bound of a reduced problem at `lam`, and menus of its components.
+
+    `None` from `build` when some component is neither small nor a tree. Components are numbered
+    0..C-1; `comp_of` (F,) gives each free node's component.
+    """
+
+    def __init__(self, red: Reduced, lam: np.ndarray, small: np.ndarray, trees: list[_Tree],
+                 comp_of: np.ndarray) -> None:
+        self.red, self.lam = red, lam
+        self.trees = trees
+        self.comp_of = comp_of
+        self.n_small = 0
+        mins = []
+        if small.any():
+            opts = enumerate_options(red, small)
+            val = opts.cost + opts.w @ lam
+            low = np.full(opts.n_comp, np.inf)
+            np.minimum.at(low, opts.comp, val)
+            self.small_opts, self.small_rc = opts, val - low[opts.comp]
+            self.n_small = opts.n_comp
+            mins.append(low)
+        mins.append(np.array([t.low for t in trees]))
+        self.n_comp = self.n_small + len(trees)
+        self.low = np.concatenate(mins)                     # min val of each component
+        self.lb = float(self.low.sum() - lam @ red.rhs + red.const)
+
+    @classmethod
+    def build(cls, red: Reduced, lam: np.ndarray) -> Lagrangian | None:
+        n_loc = red.unary_cost.shape[1]
+        label = red.label
+        size = np.bincount(label, minlength=len(label))
+        edges = np.bincount(label[red.pair_u], minlength=len(label))
+        roots = np.flatnonzero(size > 0)
+        placements = np.exp(np.minimum(size[roots], 64) * math.log(n_loc))
+        is_small = placements <= FULL_ENUM + 0.5
+        if not np.all(is_small | (edges[roots] == size[roots] - 1)):
+            return None
+        small = is_small[np.searchsorted(roots, label)]
+        big_roots = roots[~is_small]
+        comp_of = np.empty(len(label), dtype=np.int64)
+        # small components first, numbered as enumerate_options numbers them (by label)
+        comp_of[small] = np.searchsorted(np.unique(label[small]), label[small])
+        n_small = int(is_small.sum())
+        trees = []
+        for j, root in enumerate(big_roots):
+            nodes = np.flatnonzero(label == root)
+            comp_of[nodes] = n_small + j
+            trees.append(_Tree(red, lam, nodes))
+        return cls(red, lam, small, trees, comp_of)
+
+    def menu(self, d: float, cap: int = TREE_MENU_CAP) -> Menu | None:
+        """Every placement with rc < d of every component (None when a tree's menu exceeds `cap`)."""
+        m = self.red.m
+        comp, cost, w, rc, ref = [], [], [], [], []
+        extra_nodes: list[np.ndarray] = []
+        extra_locs: list[np.ndarray] = []
+        small = None
+        if self.n_small:
+            small = self.small_opts
+            keep = np.flatnonzero(self.small_rc < d)
+            comp.append(small.comp[keep])
+            cost.append(small.cost[keep])
+            w.append(small.w[keep])
+            rc.append(self.small_rc[keep])
+            ref.append(keep)
+        for j, tree in enumerate(self.trees):
+            listed = tree.menu(d, cap)
+            if listed is None:
+                return None
+            t_cost, t_w, t_rc, t_locs = listed
+            comp.append(np.full(len(t_cost), self.n_small + j))
+            cost.append(t_cost)
+            w.append(t_w)
+            rc.append(t_rc)
+            ref.append(-1 - len(extra_nodes) - np.arange(len(t_cost)))
+            extra_nodes.extend([tree.nodes] * len(t_cost))
+            extra_locs.extend(t_locs)
+        return Menu(_cat(comp, np.int64), _cat(cost), np.concatenate(w) if w else np.zeros((0, m)), _cat(rc),
+                    _cat(ref, np.int64), small, extra_nodes, extra_locs, self.n_comp)
+
+    def with_placement(self, menu: Menu, free_loc: np.ndarray) -> tuple[Menu, np.ndarray]:
+        """`menu` plus the placement `free_loc` of every component (so that it can be a start), and
+        the indices of those entries, one per component."""
+        cost, w = component_use(self.red, free_loc, self.comp_of, self.n_comp)
+        rc = cost + w @ self.lam - self.low
+        order = np.argsort(self.comp_of, kind="stable")
+        starts = np.searchsorted(self.comp_of[order], np.arange(self.n_comp + 1))
+        nodes = [order[starts[c]:starts[c + 1]] for c in range(self.n_comp)]
+        first = len(menu.extra_nodes)
+        added = len(menu.comp) + np.arange(self.n_comp)
+        return Menu(np.r_[menu.comp, np.arange(self.n_comp)], np.r_[menu.cost, cost],
+                    np.concatenate([menu.w, w]), np.r_[menu.rc, rc],
+                    np.r_[menu.ref, -1 - first - np.arange(self.n_comp)], menu.small,
+                    menu.extra_nodes + nodes, menu.extra_locs + [free_loc[n] for n in nodes], self.n_comp), added
+
+
+def _cat(parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+
+def component_use(red: Reduced, free_loc: np.ndarray, comp_of: np.ndarray,
+                  n_comp: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cost (C,) and side-row use (C, m) of each component under the placement `free_loc`."""
+    k = red.cross.shape[2]
+    f = np.arange(len(free_loc))
+    cost = np.bincount(comp_of, weights=red.unary_cost[f, free_loc], minlength=n_comp)
+    w = np.zeros((n_comp, red.m))
+    np.add.at(w, comp_of, red.unary_w[f, free_loc])
+    c = red.cross[free_loc[red.pair_u], free_loc[red.pair_v]]                   # (P, k)
+    owner = comp_of[red.pair_u]
+    cost += np.bincount(owner, weights=red.pair_cost * c.sum(axis=1), minlength=n_comp)
+    np.add.at(w[:, :k], owner, red.pair_gbps[:, None] * c)
+    return cost, w
+
+
+class _Tree:
+    """A tree component: min-marginal dynamic programming and the listing of its cheap placements."""
+
+    def __init__(self, red: Reduced, lam: np.ndarray, nodes: np.ndarray) -> None:
+        self.red, self.nodes = red, nodes
+        k = red.cross.shape[2]
+        n_loc = red.unary_cost.shape[1]
+        local = {int(v): i for i, v in enumerate(nodes)}
+        inside = np.flatnonzero(np.isin(red.pair_u, nodes))
+        adj: list[list[tuple[int, int]]] = [[] for _ in nodes]
+        for e in inside:
+            a, b = local[int(red.pair_u[e])], local[int(red.pair_v[e])]
+            adj[a].append((b, int(e)))
+            adj[b].append((a, int(e)))
+        # preorder from node 0, parents and the edge to the parent
+        parent, up_edge = [-1] * len(nodes), [-1] * len(nodes)
+        stack, seen, order = [0], {0}, []
+        while stack:
+            v = stack.pop()
+            order.append(v)
+            for u, e in reversed(adj[v]):
+                if u not in seen:
+                    seen.add(u)
+                    parent[u], up_edge[u] = v, e
+                    stack.append(u)
+        self.order, self.parent, self.up_edge, self.lam = order, parent, up_edge, lam
+        self.children: list[list[int]] = [[] for _ in nodes]
+        for v in order[1:]:
+            self.children[parent[v]].append(v)
+        unary = red.unary_cost[nodes] + red.unary_w[nodes] @ lam                     # (n, L), inf = not allowed
+        self.unary = np.where(np.isfinite(unary), unary, np.inf)
+        pcie_val = red.cross @ lam[:k]                                              # (L, L)
+        crossings = red.cross.sum(axis=2)
+        self.edge = [np.zeros((n_loc, n_loc)) if e < 0 else
+                     red.pair_gbps[e] * pcie_val + red.pair_cost[e] * crossings for e in up_edge]
+        best = self.unary.copy()
+        msg = np.zeros((len(nodes), n_loc))                  # msg[v][s_parent]: best of v's subtree
+        for v in reversed(order):
+            for c in self.children[v]:
+                best[v] += msg[c]
+            if parent[v] >= 0:
+                msg[v] = np.min(self.edge[v] + best[v][None, :], axis=1)
+        self.best, self.msg = best, msg
+        self.low = float(best[0].min())
+
+    def menu(self, d: float, cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]] | None:
+        """Placements with rc < d: cost, w, rc and locations; None past `cap` of them."""
+        n_loc = self.unary.shape[1]
+        limit = self.low + d
+        slack = _EPS * max(1.0, abs(self.low))
+        order, parent, children = self.order, self.parent, self.children
+        unary, edge, msg = self.unary, self.edge, self.msg
+        n = len(order)
+        loc = np.zeros(len(self.nodes), dtype=np.int64)
+        out: list[np.ndarray] = []
+
+        def walk(pos: int, partial: float, rest: float) -> bool:
+            if pos == n:
+                if partial < limit + slack:
+                    out.append(loc.copy())
+                return len(out) <= cap
+            v = order[pos]
+            p = parent[v]
+            pend = msg[v][loc[p]] if p >= 0 else self.best[0].min()
+            for s in range(n_loc):
+                inc = unary[v][s] + (edge[v][loc[p], s] if p >= 0 else 0.0)
+                if not math.isfinite(inc):
+                    continue
+                new_rest = rest - pend + sum(msg[c][s] for c in children[v])
+                if partial + inc + new_rest < limit + slack:
+                    loc[v] = s
+                    if not walk(pos + 1, partial + inc, new_rest):
+                        return False
+            return True
+
+        if not walk(0, 0.0, self.low):
+            return None
+        placed = np.array(out, dtype=np.int64).reshape(-1, len(self.nodes))
+        cost, w = self._use(placed)
+        rc = cost + w @ self.lam - self.low
+        keep = rc < d
+        return cost[keep], w[keep], rc[keep], [row for row in placed[keep]]
+
+    def _use(self, placed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        red, nodes = self.red, self.nodes
+        k = red.cross.shape[2]
+        cols = np.arange(len(nodes))
+        cost = red.unary_cost[nodes[cols][None, :], placed].sum(axis=1)
+        w = red.unary_w[nodes[cols][None, :], placed].sum(axis=1)
+        for v in self.order[1:]:
+            e = self.up_edge[v]
+            c = red.cross[placed[:, self.parent[v]], placed[:, v]]                 # (B, k)
+            cost += red.pair_cost[e] * c.sum(axis=1)
+            w[:, :k] += red.pair_gbps[e] * c
+        return cost, w
+
+
+def combinations(menu: Menu, d: float, bins: int = 512) -> float:
+    """An upper bound on the number of combinations (one entry per component) with sum rc < d:
+    the most states `search` can hold at any stage."""
+    if d <= 0:
+        return 0.0
+    keep = menu.rc < d
+    count = np.zeros(bins)
+    count[0] = 1.0
+    cell = np.minimum((menu.rc[keep] / d * bins).astype(np.int64), bins - 1)
+    comp = menu.comp[keep]
+    order = np.argsort(comp, kind="stable")
+    comp, cell = comp[order], cell[order]
+    starts = np.flatnonzero(np.r_[True, comp[1:] != comp[:-1]]) if len(comp) else np.zeros(0, np.int64)
+    for a, b in zip(starts, np.r_[starts[1:], len(comp)], strict=False):
+        if b - a == 1 and cell[a] == 0:
+            continue
+        new = np.zeros(bins)
+        for c in cell[a:b]:
+            new[c:] += count[:bins - c]
+        count = new
+    return float(count.sum())
+
+
+@dataclass(frozen=True)
+class Found:
+    """What `search` proved: status "complete" (every combination with sum rc < d and cost below
+    the target was examined), "cap" (too many states) or "time"; the best combination found
+    (cost including the constant, one menu entry per component) or None."""
+
+    status: str
+    cost: float
+    chosen: np.ndarray | None
+
+
+def search(menu: Menu, red: Reduced, lam: np.ndarray, lb: float, target: float, d: float, cap: int,
+           out_of_time: Callable[[], bool]) -> Found:
+    """The cheapest feasible combination with sum rc < d and cost < target, breadth first over
+    the components that have a choice."""
+    if d <= 0:
+        return Found("complete", math.inf, None)
+    cand = menu.rc < d
+    count = np.bincount(menu.comp[cand], minlength=menu.n_comp)
+    if np.any(count == 0):
+        return Found("complete", math.inf, None)
+    single = np.flatnonzero(cand & (count[menu.comp] == 1))
+    fixed_w = menu.w[single].sum(axis=0)
+    fixed_cost = float(menu.cost[single].sum()) + red.const
+    fixed_rc = float(menu.rc[single].sum())
+    multi = np.flatnonzero(cand & (count[menu.comp] > 1))
+    multi = multi[np.argsort(menu.comp[multi], kind="stable")]
+    bounds = np.flatnonzero(np.r_[True, menu.comp[multi][1:] != menu.comp[multi][:-1]]) if len(multi) else []
+    lists = [multi[a:b] for a, b in zip(bounds, np.r_[bounds[1:], len(multi)], strict=False)]
+    lists.sort(key=len)
+    m = red.m
+    low_w = np.array([menu.w[entries].min(axis=0) for entries in lists]).reshape(-1, m)
+    high_w = np.array([menu.w[entries].max(axis=0) for entries in lists]).reshape(-1, m)
+    rest_low = np.r_[np.cumsum(low_w[::-1], axis=0)[::-1], np.zeros((1, m))]
+    rest_high = np.r_[np.cumsum(high_w[::-1], axis=0)[::-1], np.zeros((1, m))]
+    margin = _EPS * max(1.0, abs(target))
+    cost = np.array([fixed_cost])
+    use = fixed_w[None, :]
+    rc = np.array([fixed_rc])
+    parents: list[np.ndarray] = []
+    picks: list[np.ndarray] = []
+    for stage, entries in enumerate(lists):
+        if out_of_time():
+            return Found("time", math.inf, None)
+        width = len(entries)
+        new_rc = (rc[:, None] + menu.rc[entries][None, :]).ravel()
+        new_use = (use[:, None, :] + menu.w[entries][None, :, :]).reshape(-1, m)
+        unused = np.maximum(red.rhs - new_use - rest_high[stage + 1], 0.0)
+        ok = ((new_rc < d)
+              & np.all(new_use + rest_low[stage + 1] <= red.rhs + _TOL, axis=1)
+              & (lb + new_rc + unused @ lam < target + margin))
+        keep = np.flatnonzero(ok)
+        if len(keep) > cap:
+            return Found("cap", math.inf, None)
+        if not len(keep):
+            return Found("complete", math.inf, None)
+        parent, pick = keep // width, entries[keep % width]
+        cost = cost[parent] + menu.cost[pick]
+        use, rc = new_use[keep], new_rc[keep]
+        parents.append(parent)
+        picks.append(pick)
+    fits = np.all(use <= red.rhs + _TOL, axis=1) & (cost < target + margin)
+    if not fits.any():
+        return Found("complete", math.inf, None)
+    i = int(np.flatnonzero(fits)[np.argmin(cost[fits])])
+    best = float(cost[i])
+    chosen = np.full(menu.n_comp, -1, dtype=np.int64)
+    chosen[menu.comp[single]] = single
+    for stage in range(len(lists) - 1, -1, -1):
+        o = picks[stage][i]
+        chosen[menu.comp[o]] = o
+        i = parents[stage][i]
+    return Found("complete", best, chosen)
+
+
+@dataclass(frozen=True)
+class MipResult:
+    """HiGHS on the multiple-choice knapsack of a menu: model status, objective and bound
+    (constant included), and the chosen entries (None when it found no solution)."""
+
+    status: str
+    objective: float
+    bound: float
+    chosen: np.ndarray | None
+
+
+def mck_mip(menu: Menu, red: Reduced, entries: np.ndarray, start: np.ndarray | None, rel_gap: float,
+            abs_gap: float, time_limit: float) -> MipResult:
+    """Solve: one of `entries` per component, the side rows, least cost. `start`: entry indices
+    (one per component, all in `entries`) of a starting solution."""
+    n_col, n_comp, m = len(entries), menu.n_comp, red.m
+    col = np.arange(n_col)
+    rows = [menu.comp[entries]] + [np.full(n_col, n_comp + r) for r in range(m)]
+    cols = [col] * (m + 1)
+    vals = [np.ones(n_col)] + [menu.w[entries, r] for r in range(m)]
+    lp = highs.model(menu.cost[entries], np.r_[np.ones(n_comp), np.full(m, -highs.INF)],
+                     np.r_[np.ones(n_comp), red.rhs], rows, cols, vals, offset=red.const)
+    h = highs.new(time_limit)
+    h.setOptionValue("mip_rel_gap", rel_gap)
+    h.setOptionValue("mip_abs_gap", abs_gap)
+    h.setOptionValue("mip_feasibility_tolerance", 1e-8)
+    h.passModel(lp)
+    h.changeColsIntegrality(n_col, col.astype(np.int32),
+                            np.full(n_col, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
+    if start is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = np.isin(entries, start).astype(float).tolist()
+        sol.value_valid = True
+        h.setSolution(sol)
+    h.run()
+    status = h.modelStatusToString(h.getModelStatus())
+    info = h.getInfo()
+    sol = h.getSolution()
+    if not sol.value_valid:
+        return MipResult(status, math.inf, info.mip_dual_bound, None)
+    value = np.array(sol.col_value)
+    order = np.lexsort((-value, menu.comp[entries]))
+    comp_sorted = menu.comp[entries][order]
+    first = np.r_[True, comp_sorted[1:] != comp_sorted[:-1]]
+    chosen = np.full(n_comp, -1, dtype=np.int64)
+    chosen[comp_sorted[first]] = entries[order[first]]
+    return MipResult(status, info.objective_function_value, info.mip_dual_bound, chosen)
