@@ -192,7 +192,7 @@ class Demo:
 
         self.stack = Stack(self.workdir, make_platform, {
             "flavors_file": str(DEMO_FLAVORS),
-            "monitor": {"interval_s": 0.5, "replace_every": 2, "threshold_cores": 0.05, "dampening_s": 8}})
+            "monitor": {"interval_s": 0.5, "replace_every": 2, "threshold_cores": 0.05, "dampening_s": 15}})
         desc = self.platform.description
         self.say(f"platform {desc['prefix']}: host + sNIC (0.5 cores), PCIe 1 Gbit/s, wire port "
                  f"{desc['ext']['interfaces'][0]['port']}")
@@ -276,9 +276,9 @@ class Demo:
         for report in self.stack.api("GET", "/v2.1/uno/migrations")["migrations"]:
             name = next(n for n, s in self.servers.items() if s["id"] == report["server"])
             outcome = "rolled back" if report["rolled_back"] else "done"
-            self.say(f"migration of {name} {report['source']} -> {report['target']} {outcome}: packets held "
+            self.say(f"migration of {name} {report['source']} -> {report['target']} {outcome}: packets waited at most "
                      f"{report['held_window_s'] * 1e3:.1f} ms, {report['flows']} flows, {report['state_bytes']} "
-                     f"bytes of state, {report['packets_moved']} packets moved to the new NF, "
+                     f"bytes of state, {report['packets_moved']} late packets moved from the old NF, "
                      f"{report['nf_losses']} lost by the NFs")
         for when, name, src, dst in moves:
             self.say(f"  seen at t={when - traffic['started']:.1f} s: {name} {src} -> {dst}")
