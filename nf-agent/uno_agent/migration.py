@@ -47,7 +47,9 @@ FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port")
 # the agent itself dies (SIGKILL) as a step begins: its restart must finish or undo the migration
 CRASH_FAULTS = tuple(f"{step}=crash-agent" for step in STEPS)
 REPORTS_KEPT = 100
-QUIET_S = 0.005          # the old NF received nothing for this long: nothing is in flight to it
+QUIET_S = 0.002          # the old NF received nothing for this long: nothing is in flight to it (the
+                         # remap returned after its markers crossed every PCIe link; only the last hop
+                         # from the switch to the NF remains)
 DRAIN_TIMEOUT_S = 2.0
 
 
