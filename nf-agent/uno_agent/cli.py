@@ -79,6 +79,10 @@ def register(subparsers) -> None:
     migrate.add_argument("--json", action="store_true")
     migrate.set_defaults(func=_migrate)
 
+    migrations = action("migrations", "the last migrations: steps, state, how long packets could wait")
+    migrations.add_argument("--json", action="store_true")
+    migrations.set_defaults(func=_migrations)
+
     flavors = action("flavors", "NF and VM types with their costs")
     flavors.add_argument("--json", action="store_true")
     flavors.set_defaults(func=_flavors)
@@ -178,6 +182,21 @@ def _migrate(args: argparse.Namespace) -> int:
     else:
         print(f"{moved['name']}: {server['OS-EXT-SRV-ATTR:hypervisor_hostname']} -> "
               f"{moved['OS-EXT-SRV-ATTR:hypervisor_hostname']}")
+    return 0
+
+
+def _migrations(args: argparse.Namespace) -> int:
+    client = _client(args)
+    reports = client.call("GET", "/v2.1/uno/migrations")["migrations"]
+    if args.json:
+        _print_json(reports)
+        return 0
+    names = {s["id"]: s["name"] for s in client.call("GET", "/v2.1/servers")["servers"]}
+    rows = [[names.get(r["server"], r["server"][:8]), f"{r['source']} -> {r['target']}",
+             "rolled back" if r["rolled_back"] else "done", f"{sum(r['timings'].values()) * 1e3:.0f}",
+             f"{r['held_window_s'] * 1e3:.1f}", r["flows"], r["state_bytes"], r.get("nf_losses", 0)]
+            for r in reports]
+    print(table(rows, ["SERVER", "MOVE", "RESULT", "TOTAL MS", "WAIT MS (MAX)", "FLOWS", "STATE B", "NF LOSSES"]))
     return 0
 
 

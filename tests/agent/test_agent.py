@@ -137,9 +137,12 @@ def test_unoctl_and_metrics_show_what_the_api_does(uno_stack):
     assert json.loads(unoctl("nf", "show", "mon1", "--json"))["id"] == created["id"]
     stats = unoctl("stats")
     assert re.search(r"snic0\s+1\s+0\.1\d", stats), stats
+    assert "mon1: snic0 -> host" in unoctl("nf", "migrate", "mon1")
+    assert re.search(r"mon1\s+snic0 -> host\s+done\s+\d+\s+[\d.]+\s+0\s+\d+\s+0", unoctl("nf", "migrations"))
+    assert json.loads(unoctl("nf", "migrations", "--json"))[0]["target"] == "host"
 
     metrics = http_json_text(f"{stack.agent_url}/metrics")
-    assert 'uno_servers{kind="nf",side="snic0",status="ACTIVE"} 1.0' in metrics
+    assert 'uno_servers{kind="nf",side="host",status="ACTIVE"} 1.0' in metrics
     assert 'uno_operations_total{operation="created"} 1.0' in metrics
 
     bad = subprocess.run([sys.executable, "-m", "uno_agent.unoctl", "nf", "create", "x", "--flavor", "nope",
