@@ -34,3 +34,21 @@ def base_doc() -> dict[str, Any]:
 @pytest.fixture
 def doc() -> dict[str, Any]:
     return copy.deepcopy(base_doc())
+
+
+@pytest.fixture
+def agrees_with_brute_force():
+    """check(seed): the fast solver, exact, finds brute force's status and optimum on small_graph(seed),
+    with a bound no higher than the optimum."""
+    from uno_solver import solve
+    from uno_solver.instances import small_graph
+
+    def check(seed: int) -> None:
+        graph = small_graph(seed)
+        truth = solve(graph, "brute")
+        got = solve(graph, "fast", gap=0.0)
+        assert got.status == truth.status, seed
+        if truth.placed:
+            assert got.objective == pytest.approx(truth.objective, abs=2e-6), seed
+            assert got.bound <= truth.objective + 2e-6, seed
+    return check

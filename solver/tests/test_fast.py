@@ -11,20 +11,15 @@ from uno_solver.fast.dive import dive
 from uno_solver.fast.heuristic import Moves, search
 from uno_solver.fast.model import Master
 from uno_solver.fast.solver import _free_loc
-from uno_solver.instances import chain_graph, fig16_graph, random_graph, small_graph
+from uno_solver.instances import chain_graph, fig16_graph, random_graph
 from uno_solver.problem import compile_graph, evaluate
 
 
 @pytest.mark.parametrize("seed", range(0, 400, 4))
-def test_node_formulation_alone_finds_the_optimum(monkeypatch, seed):
+def test_node_formulation_alone_finds_the_optimum(monkeypatch, seed, agrees_with_brute_force):
     """With no component enumerated, every free node goes through the x/y formulation."""
     monkeypatch.setattr(blocks, "MAX_OPTIONS", 1)
-    graph = small_graph(seed)
-    truth = solve(graph, "brute")
-    fast = solve(graph, "fast", gap=0.0)
-    assert fast.status == truth.status
-    if truth.placed:
-        assert fast.objective == pytest.approx(truth.objective, abs=2e-6)
+    agrees_with_brute_force(seed)
 
 
 def test_time_limit_gives_a_certified_bound():
@@ -104,16 +99,11 @@ def test_bad_arguments(doc, bad, message):
 
 
 @pytest.mark.parametrize("seed", range(3, 400, 4))
-def test_lp_dive_on_every_large_component_keeps_the_optimum(monkeypatch, seed):
+def test_lp_dive_on_every_large_component_keeps_the_optimum(monkeypatch, seed, agrees_with_brute_force):
     """The dive only proposes placements: with it on every large component the result is unchanged."""
     monkeypatch.setattr(fast, "_DIVE_NODES", 0)
     monkeypatch.setattr(blocks, "MAX_OPTIONS", 1)
-    graph = small_graph(seed)
-    truth = solve(graph, "brute")
-    got = solve(graph, "fast", gap=0.0)
-    assert got.status == truth.status
-    if truth.placed:
-        assert got.objective == pytest.approx(truth.objective, abs=2e-6)
+    agrees_with_brute_force(seed)
 
 
 def test_lp_dive_finds_a_feasible_placement_where_rounding_does_not():

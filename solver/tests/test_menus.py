@@ -71,27 +71,17 @@ def test_a_tree_menu_past_its_cap_is_refused():
     assert tree.menu(1e9, cap=5) is None
 
 
-def _agrees(seed: int) -> None:
-    graph = small_graph(seed)
-    truth = solve(graph, "brute")
-    got = solve(graph, "fast", gap=0.0)
-    assert got.status == truth.status
-    if truth.placed:
-        assert got.objective == pytest.approx(truth.objective, abs=2e-6)
-        assert got.bound <= truth.objective + 2e-6
-
-
 @pytest.mark.parametrize("seed", range(1, 600, 4))
-def test_menu_search_with_trees_finds_the_optimum(monkeypatch, seed):
+def test_menu_search_with_trees_finds_the_optimum(monkeypatch, seed, agrees_with_brute_force):
     monkeypatch.setattr(lagrange, "FULL_ENUM", 1)
-    _agrees(seed)
+    agrees_with_brute_force(seed)
 
 
 @pytest.mark.parametrize("seed", range(2, 600, 4))
-def test_highs_on_the_menus_finds_the_optimum(monkeypatch, seed):
+def test_highs_on_the_menus_finds_the_optimum(monkeypatch, seed, agrees_with_brute_force):
     monkeypatch.setattr(fast, "_STATES", 0)                 # the search always gives up
     monkeypatch.setattr(lagrange, "FULL_ENUM", 16)
-    _agrees(seed)
+    agrees_with_brute_force(seed)
 
 
 def test_combinations_bounds_the_states():
