@@ -13,6 +13,7 @@ import dataclasses
 import logging
 import os
 import pathlib
+import socket
 import subprocess
 import tempfile
 import time
@@ -113,10 +114,11 @@ class Launcher(abc.ABC):
         return self.run_dir / f"{instance_id}.log"
 
     def wait_ready(self, instance_id: str, what: str, exited) -> None:
-        """Wait for the NF's control socket; LaunchError with its log's last line if it dies."""
+        """Wait until the NF's control socket accepts connections (the file appears at bind(),
+        before listen()); LaunchError with its log's last line if it dies."""
         control = self.control_path(instance_id)
         deadline = time.monotonic() + READY_TIMEOUT
-        while not control.exists():
+        while not _accepts(control):
             if exited() or time.monotonic() > deadline:
                 raise LaunchError(f"{what} did not start: {_last_line(self.log_path(instance_id))}")
             time.sleep(0.01)
@@ -211,3 +213,12 @@ def _last_line(path: pathlib.Path) -> str:
     except OSError:
         return "no log"
     return lines[-1] if lines else "no output"
+
+
+def _accepts(path: pathlib.Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        try:
+            sock.connect(str(path))
+        except OSError:
+            return False
+    return True

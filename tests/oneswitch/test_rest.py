@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import statistics
+import threading
 import time
 
 import pytest
@@ -67,6 +68,22 @@ BAD_REQUESTS = [
     ("PUT", "/v1/ports", {}, None, 405, "not allowed"),
     ("GET", "/v1/nothing", None, None, 404, "no resource"),
 ]
+
+
+def test_a_port_the_switch_reports_a_moment_later_is_waited_for(oneswitch_stack):
+    stack = oneswitch_stack(controller=False, vms=1)
+    name = stack.platform.prefix + "nf1"
+    adder = threading.Timer(0.3, stack.platform.add_port, ("host", name))
+    adder.start()
+    try:
+        status, mapping = rest(stack.rest, "POST", "/v1/ports", {"switch": "host", "port": name})
+    finally:
+        adder.join()
+    assert status == 201 and mapping["port"] == name, mapping
+    started = time.monotonic()
+    status, body = rest(stack.rest, "POST", "/v1/ports", {"switch": "host", "port": "never-added"})
+    assert status == 404 and "has no port 'never-added'" in body["error"]
+    assert time.monotonic() - started >= 1.9    # it waited (2 s) before refusing
 
 
 def test_bad_rest_requests_get_4xx_with_a_reason(oneswitch_stack):

@@ -95,7 +95,7 @@ public final class OneSwitch implements AutoCloseable {
         }
         if (config.rest().isPresent()) {
             rest = RestServer.start(config.rest().get(), loop, new RestApi(vs, physical::connected,
-                    north::connectedControllers));
+                    north::connectedControllers, (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS)));
         }
         loop.scheduleAtFixedRate(() -> vs.gate().whenOpen(vs.flows()::tick), 1, 1, TimeUnit.SECONDS);
         LOG.info("OneSwitch {} up ({}): datapath {}, {} tables, {} virtual ports, switches {}", VERSION, transport,

@@ -244,7 +244,7 @@ public final class PortService {
                 return new PhysicalPortRef(s.name(), s.number());
             }
         }
-        throw new PortMapException(PortMapException.Reason.NOT_FOUND, "switch " + sw.id() + " has no port "
+        throw new PortMapException(PortMapException.Reason.PORT_NOT_SEEN, "switch " + sw.id() + " has no port "
                 + (req.portName() != null ? "'" + req.portName() + "'" : req.ofport()));
     }
 

@@ -7,7 +7,9 @@ package org.uno.oneswitch.error;
 public final class PortMapException extends Exception {
     /** Why the change was refused. */
     public enum Reason {
-        BAD_REQUEST, NOT_FOUND, CONFLICT
+        BAD_REQUEST, NOT_FOUND, CONFLICT,
+        /** The switch has not reported a port of that name or number (it may be about to). */
+        PORT_NOT_SEEN
     }
 
     private final Reason reason;

@@ -18,6 +18,7 @@ import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.core.PortRequest;
 import org.uno.oneswitch.core.RemapService;
+import org.uno.oneswitch.core.Timers;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.PortMapException;
 import org.uno.oneswitch.error.TranslationConflictException;
@@ -37,7 +38,10 @@ import org.uno.oneswitch.model.VirtualRule;
  *   GET    /v1/explain           every virtual rule and group and what it became, with counters
  *            ?rule=ID | ?cookie=C | ?physical_cookie=C
  * </pre>
- * Runs on the event loop (see {@link RestServer}); answers complete when their work is done.
+ * Runs on the event loop (see {@link RestServer}); answers complete when their work is done. A
+ * port named in POST or PUT that a connected switch has not reported yet is waited for, up to
+ * {@value #PORT_WAIT_MS} ms: a port just added to the bridge reaches OneSwitch as a PORT_STATUS a
+ * moment later, and the client that added it must not be refused for that.
  */
 public final class RestApi {
     /** A status and a JSON body (null for none). */
@@ -46,15 +50,19 @@ public final class RestApi {
 
     private static final Set<String> PORT_KEYS = Set.of("switch", "port", "ofport", "virtual_port", "name");
     private static final Set<String> REMAP_KEYS = Set.of("switch", "port", "ofport");
+    static final long PORT_WAIT_MS = 2000;
+    private static final long PORT_POLL_MS = 10;
 
     private final VirtualSwitch vs;
     private final Predicate<String> switchConnected;
     private final IntSupplier controllers;
+    private final Timers timers;
 
-    public RestApi(VirtualSwitch vs, Predicate<String> switchConnected, IntSupplier controllers) {
+    public RestApi(VirtualSwitch vs, Predicate<String> switchConnected, IntSupplier controllers, Timers timers) {
         this.vs = vs;
         this.switchConnected = switchConnected;
         this.controllers = controllers;
+        this.timers = timers;
     }
 
     CompletableFuture<Response> handle(String method, String path, String query, JsonNode body) throws HttpError {
@@ -74,7 +82,9 @@ public final class RestApi {
                 return done(200, RestServer.JSON.createObjectNode().set("ports", list));
             }
             requireMethod(method, "POST");
-            return done(201, mapping(add(body)));
+            PortRequest req = portRequest(body, PORT_KEYS);
+            return whenPortSeen(req, () -> done(201, mapping(vs.ports().add(req))),
+                    "the installed rules cannot be translated with this port: ", PORT_WAIT_MS / PORT_POLL_MS);
         }
         if (p.startsWith("/v1/ports/")) {
             OFPort v = virtualPort(p.substring("/v1/ports/".length()));
@@ -102,26 +112,46 @@ public final class RestApi {
         return CompletableFuture.completedFuture(new Response(status, body));
     }
 
-    private PortMapping add(JsonNode body) throws HttpError {
-        PortRequest req = portRequest(body, PORT_KEYS);
-        try {
-            return vs.ports().add(req);
-        } catch (PortMapException e) {
-            throw toHttp(e);
-        } catch (TranslationConflictException e) {
-            throw new HttpError(409, "the installed rules cannot be translated with this port: " + e.getMessage());
-        }
-    }
-
     private CompletableFuture<Response> remap(OFPort v, JsonNode body) throws HttpError {
         PortRequest req = portRequest(body, REMAP_KEYS);
+        return whenPortSeen(req, () -> vs.remaps().remap(v, req).thenApply(r -> new Response(200, remapped(r))),
+                "the installed rules cannot be translated with the port there: ", PORT_WAIT_MS / PORT_POLL_MS);
+    }
+
+    /** A change naming a physical port; it may find the port not reported yet. */
+    private interface PortChange {
+        CompletableFuture<Response> apply() throws PortMapException, TranslationConflictException;
+    }
+
+    /** Runs {@code change}, again every {@value #PORT_POLL_MS} ms while its port is not seen yet on a
+     * connected switch, at most {@code tries} more times. */
+    private CompletableFuture<Response> whenPortSeen(PortRequest req, PortChange change, String conflict, long tries)
+            throws HttpError {
         try {
-            return vs.remaps().remap(v, req).thenApply(r -> new Response(200, remapped(r)));
+            return change.apply();
         } catch (PortMapException e) {
-            throw toHttp(e);
+            if (e.reason() != PortMapException.Reason.PORT_NOT_SEEN || tries == 0
+                    || !switchConnected.test(req.switchId())) {
+                throw toHttp(e);
+            }
         } catch (TranslationConflictException e) {
-            throw new HttpError(409, "the installed rules cannot be translated with the port there: " + e.getMessage());
+            throw new HttpError(409, conflict + e.getMessage());
         }
+        CompletableFuture<Response> later = new CompletableFuture<>();
+        timers.schedule(PORT_POLL_MS, () -> {
+            try {
+                whenPortSeen(req, change, conflict, tries - 1).whenComplete((r, t) -> {
+                    if (t != null) {
+                        later.completeExceptionally(t);
+                    } else {
+                        later.complete(r);
+                    }
+                });
+            } catch (HttpError e) {
+                later.completeExceptionally(e);
+            }
+        });
+        return later;
     }
 
     private ObjectNode remapped(RemapService.Report r) {
@@ -258,7 +288,7 @@ public final class RestApi {
     private static HttpError toHttp(PortMapException e) {
         int status = switch (e.reason()) {
             case BAD_REQUEST -> 400;
-            case NOT_FOUND -> 404;
+            case NOT_FOUND, PORT_NOT_SEEN -> 404;
             case CONFLICT -> 409;
         };
         return new HttpError(status, e.getMessage());
