@@ -107,6 +107,27 @@ def nf_losses(stats: dict) -> int:
                                               "rx_truncated"))
 
 
+def _corrupted(blob: bytes) -> bytes:
+    """The state with its format magic inverted: an import the new NF must refuse."""
+    return bytes(b ^ 0xFF for b in blob[:4]) + blob[4:]
+
+
+@dataclasses.dataclass
+class _Run:
+    """One migration under way: the server record as journalled, and the two NFs' control clients."""
+
+    server: Server
+    flavor: Flavor | None
+    old: NfControl
+    report: MigrationReport
+    new: NfControl | None = None
+
+    def close(self) -> None:
+        self.old.close()
+        if self.new is not None:
+            self.new.close()
+
+
 class Migrator:
     """Runs migrations.
 
@@ -122,7 +143,7 @@ class Migrator:
                  faults: dict[str, str] | None = None):
         unknown = {f"{k}={v}" for k, v in (faults or {}).items()} - set(FAULTS + CRASH_FAULTS)
         if unknown:
-            raise ValueError(f"unknown migration faults {sorted(unknown)} (have: {', '.join(FAULTS)})")
+            raise ValueError(f"unknown migration faults {sorted(unknown)} (have: {', '.join(FAULTS + CRASH_FAULTS)})")
         self.inventory = inventory
         self.launcher = launcher
         self.portmap = portmap
@@ -136,69 +157,74 @@ class Migrator:
                 if s.migration and s.migration.get("new_port")}
 
     def migrate(self, server: Server, flavor: Flavor, target: str) -> Server:
-        report = MigrationReport(server=server.id, source=server.side, target=target)
         journal = {"target": target, "new_port": self.free_port(), "step": "start",
                    "new_id": f"{server.id}-{int(self.clock() * 1000)}"}
-        server = self.inventory.update(server.id, status="MIGRATING", migration=journal)
-        old = NfControl(server.control)
-        new: NfControl | None = None
+        run = _Run(self.inventory.update(server.id, status="MIGRATING", migration=journal), flavor,
+                   NfControl(server.control), MigrationReport(server=server.id, source=server.side, target=target))
         try:
-            for step in STEPS:
-                server = self._journal(server, step=step)
-                fault = self.faults.get(step)
-                if fault == "crash-agent":
-                    os.kill(os.getpid(), signal.SIGKILL)
-                started = time.perf_counter()
-                if step == "start":
-                    new = self._start(server, flavor)
-                    server = self.inventory.get(server.id)
-                    if fault:
-                        kill_and_wait(server.migration["new_pid"])
-                    self._check_alive(new, "the new NF")
-                elif step == "remap":
-                    self._check_alive(new, "the new NF")
-                    report.held_from = self.clock()
-                    port = f"{journal['new_port']}-missing" if fault else journal["new_port"]
-                    self.portmap.remap(server.vport, target, port)
-                elif step == "drain":
-                    self._move(old, new, QUIET_S)
-                elif step == "quiesce":
-                    old.buffer_start()
-                elif step == "state":
-                    blob = old.state_get()
-                    got = time.perf_counter()
-                    report.flows = new.state_put(b"XXXX" + blob[4:] if fault else blob, replace=True)
-                    # the NFs time their own (de)serialisation; the rest of the two calls is transfer
-                    report.timings["serialise"] = old.last_nf_seconds
-                    report.timings["deserialise"] = new.last_nf_seconds
-                    report.timings["transfer"] = (time.perf_counter() - started - old.last_nf_seconds
-                                                  - new.last_nf_seconds)
-                    report.timings["state_get_call"] = got - started
-                    report.state_bytes = len(blob)
-                elif step == "release":
-                    report.packets_moved = self._move(old, new, 0.0)
-                    report.held_by_new = new.buffer_release()
-                    report.held_until = self.clock()
-                elif step == "retire":
-                    report.nf_losses = nf_losses(old.stats()) + nf_losses(new.stats())
-                    server = self._retire(server)
-                report.timings[step] = time.perf_counter() - started
+            self._steps(run, STEPS, self.faults)
         except (AgentError, NfControlError, OSError) as exc:
-            report.rolled_back = True
-            self.reports.append(report)
+            run.report.rolled_back = True
+            self.reports.append(run.report)
             failed_at = self.inventory.get(server.id).migration["step"]
-            self._roll_back(self.inventory.get(server.id), old, new)
+            self._roll_back(self.inventory.get(server.id), run.old, run.new)
             raise MigrationError(f"migration of {server.name} to {target} failed at step "
-                                 f"'{failed_at}': {exc}; it stays on {report.source}") from exc
+                                 f"'{failed_at}': {exc}; it stays on {run.report.source}") from exc
         finally:
-            old.close()
-            if new is not None:
-                new.close()
+            run.close()
+        report = run.report
         self.reports.append(report)
         log.info("migrated %s %s -> %s in %.1f ms (held %.1f ms, %d flows, %d B state, %d packets moved)",
                  server.name, report.source, target, sum(report.timings.values()) * 1e3,
                  report.held_window_s * 1e3, report.flows, report.state_bytes, report.packets_moved)
-        return server
+        return run.server
+
+    def _steps(self, run: _Run, steps: tuple[str, ...], faults: dict[str, str]) -> None:
+        """Runs `steps` in order, each journalled before it runs and timed in the report."""
+        for step in steps:
+            run.server = self._journal(run.server, step=step)
+            fault = faults.get(step)
+            if fault == "crash-agent":
+                os.kill(os.getpid(), signal.SIGKILL)
+            started = time.perf_counter()
+            self._step(run, step, fault)
+            run.report.timings[step] = time.perf_counter() - started
+
+    def _step(self, run: _Run, step: str, fault: str | None) -> None:
+        old, new, report, journal = run.old, run.new, run.report, run.server.migration
+        if step == "start":
+            run.new = self._start(run.server, run.flavor)
+            run.server = self.inventory.get(run.server.id)
+            if fault == "kill-new-nf":
+                kill_and_wait(run.server.migration["new_pid"])
+            self._check_alive(run.new, "the new NF")
+        elif step == "remap":
+            report.held_from = self.clock()
+            port = f"{journal['new_port']}-missing" if fault == "bad-port" else journal["new_port"]
+            self.portmap.remap(run.server.vport, journal["target"], port)
+        elif step == "drain":
+            self._move(old, new, QUIET_S)
+        elif step == "quiesce":
+            old.buffer_start()
+        elif step == "state":
+            started = time.perf_counter()
+            blob = old.state_get()
+            got = time.perf_counter()
+            report.flows = new.state_put(_corrupted(blob) if fault == "corrupt-state" else blob, replace=True)
+            # the NFs time their own (de)serialisation; the rest of the two calls is transfer
+            report.timings["serialise"] = old.last_nf_seconds
+            report.timings["deserialise"] = new.last_nf_seconds
+            report.timings["transfer"] = (time.perf_counter() - started - old.last_nf_seconds
+                                          - new.last_nf_seconds)
+            report.timings["state_get_call"] = got - started
+            report.state_bytes = len(blob)
+        elif step == "release":
+            report.packets_moved = self._move(old, new, 0.0)
+            report.held_by_new = new.buffer_release()
+            report.held_until = self.clock()
+        elif step == "retire":
+            report.nf_losses = nf_losses(old.stats()) + nf_losses(new.stats())
+            run.server = self._retire(run.server)
 
     def _journal(self, server: Server, **changes) -> Server:
         """Add `changes` to the journal as stored (steps add to it), and return the fresh record."""
@@ -221,21 +247,23 @@ class Migrator:
             raise Conflict(f"{what} does not answer: {exc}") from None
 
     @staticmethod
-    def _drain(nf: NfControl, quiet_s: float, deliver: Callable[[list], object]) -> None:
+    def _drain(nf: NfControl, quiet_s: float, deliver: Callable[[list], object]) -> int:
         """Hand what `nf` holds to `deliver` until nothing more has reached it for `quiet_s` (with
-        0: since the previous look) and it holds nothing."""
+        0: since the previous look) and it holds nothing; returns how many packets it handed."""
         deadline = time.monotonic() + DRAIN_TIMEOUT_S
         last_rx, quiet_since = nf.stats()["rx"], time.monotonic()
+        handed = 0
         while True:
             packets = nf.buffer_take_all()
             if packets:
                 deliver(packets)
+                handed += len(packets)
             stats = nf.stats()
             now = time.monotonic()
             if stats["rx"] != last_rx:
                 last_rx, quiet_since = stats["rx"], now
             elif now - quiet_since >= quiet_s and not stats["buffered"]:
-                return
+                return handed
             if now > deadline:
                 raise Conflict(f"an NF still receives packets {DRAIN_TIMEOUT_S:g} s after the remap")
             if quiet_s:
@@ -243,9 +271,7 @@ class Migrator:
 
     def _move(self, old: NfControl, new: NfControl, quiet_s: float) -> int:
         """Move the old NF's held packets into the new one (ahead of its own); returns how many."""
-        moved = []
-        self._drain(old, quiet_s, lambda packets: moved.append(new.inject(packets)))
-        return sum(moved)
+        return self._drain(old, quiet_s, new.inject)
 
     def _retire(self, server: Server) -> Server:
         journal = server.migration
@@ -307,14 +333,13 @@ class Migrator:
         new = NfControl(journal["new_control"]) if journal.get("new_control") else None
         try:
             if mapped == (journal.get("target"), journal.get("new_port")):
-                if STEPS.index(journal.get("step", "start")) < STEPS.index("release"):
-                    # the new NF may not have the final state yet: finish from the drain on
-                    self._move(old, new, QUIET_S)
-                    old.buffer_start()
-                    new.state_put(old.state_get(), replace=True)
-                self._move(old, new, 0.0)
-                new.buffer_release()
-                server = self._retire(server)
+                # the port moved: finish from where the journal stopped, but from the drain at the
+                # earliest, so that the new NF gets the old NF's final state
+                resume = max(STEPS.index(journal.get("step", "start")), STEPS.index("drain"))
+                run = _Run(server, None, old, MigrationReport(server=server.id, source=server.side,
+                                                              target=journal["target"]), new)
+                self._steps(run, STEPS[resume:], {})
+                server = run.server
                 log.info("recovered migration of %s: finished on %s", server.name, server.side)
             else:
                 self._roll_back(server, old, new)

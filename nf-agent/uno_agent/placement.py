@@ -151,11 +151,11 @@ class Placer:
             return Decision(servers=current, moves={}, status=result.status, objective=None,
                             decided_at=now, trigger=trigger, detail={"explanation": result.explanation})
         proposed = {sid: result.location[sid] for sid in current}
-        saving = (self.usage(placed, rates, current).cpu.get("host", 0.0)
-                  - self.usage(placed, rates, proposed).cpu.get("host", 0.0))
+        now_used = self.usage(placed, rates, current)
+        saving = now_used.cpu.get("host", 0.0) - self.usage(placed, rates, proposed).cpu.get("host", 0.0)
         moves = {sid: side for sid, side in proposed.items() if side != current[sid]}
         detail = {**result.to_dict(), "host_cpu_saving": saving, "threshold_cores": self.threshold_cores}
-        overloads = self.overloads(self.usage(placed, rates, current))
+        overloads = self.overloads(now_used)
         if overloads:
             detail["overloaded"] = overloads
         if moves and saving <= self.threshold_cores and not overloads:

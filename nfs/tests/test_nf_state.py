@@ -113,7 +113,7 @@ def test_bad_blobs_are_refused_and_change_nothing(ns, tmp_path):
     good = nf.ctl.state_get()
     before = decode_state(good).comparable()
 
-    bad_magic = b"XXXX" + good[4:]
+    bad_magic = b"NOPE" + good[4:]
     bad_version = good[:4] + struct.pack("!H", 99) + good[6:]
     wrong_nf = good[:6] + struct.pack("!H", 1) + good[8:]
     truncated = good[:-3]

@@ -22,6 +22,8 @@ import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.PhysicalChange;
 import org.uno.oneswitch.translate.PhysicalGroup;
 import org.uno.oneswitch.translate.PhysicalKey;
+import org.uno.oneswitch.translate.PhysicalPlan;
+import org.uno.oneswitch.translate.PhysicalRule;
 import org.uno.oneswitch.translate.PlanChange;
 import org.uno.oneswitch.translate.PlanDiff;
 import org.uno.oneswitch.translate.Translation;
@@ -111,7 +113,7 @@ public final class RemapService {
         PortMap next = ports.current().without(virtualPort).with(to);
         Map<Owner, Translation> translations = planner.translateChanged(ports.current(), next, virtualPort);
         planner.endRetirementsOn(to.physical(), translations);
-        InLiveUse inUse = inLiveUse();
+        InLiveUse inUse = inLiveUse(translations);
         Owner retired = Owner.retired(++generation);
         PlanDiff live = planner.replaceRetiring(translations, retired);
         ports.setQuietly(next);
@@ -156,19 +158,17 @@ public final class RemapService {
         return done;
     }
 
-    /** The entries and groups some live (not retired) translation holds. */
+    /** Of the entries and groups {@code translations} plan, those a live (not retired) translation holds now. */
     private record InLiveUse(Set<PhysicalKey> flows, Set<PhysicalGroup.GroupKey> groups) {
     }
 
-    private InLiveUse inLiveUse() {
+    private InLiveUse inLiveUse(Map<Owner, Translation> translations) {
+        PhysicalPlan plan = planner.plan();
         Set<PhysicalKey> flows = new HashSet<>();
         Set<PhysicalGroup.GroupKey> groups = new HashSet<>();
-        for (Owner o : planner.plan().owners()) {
-            if (o.kind() != Owner.Kind.RETIRED) {
-                Translation t = planner.plan().translationOf(o);
-                t.flows().forEach(r -> flows.add(r.physicalKey()));
-                t.groups().forEach(g -> groups.add(g.groupKey()));
-            }
+        for (Translation t : translations.values()) {
+            t.flows().stream().map(PhysicalRule::physicalKey).filter(plan::heldLive).forEach(flows::add);
+            t.groups().stream().map(PhysicalGroup::groupKey).filter(plan::heldLive).forEach(groups::add);
         }
         return new InLiveUse(flows, groups);
     }

@@ -205,6 +205,16 @@ public final class PhysicalPlan {
         return key == null ? List.of() : flowHolders.owners(key);
     }
 
+    /** Whether a translation other than a retirement holds the entry {@code key}. */
+    public boolean heldLive(PhysicalKey key) {
+        return !flowHolders.onlyRetired(key);
+    }
+
+    /** Whether a translation other than a retirement holds the group {@code key}. */
+    public boolean heldLive(PhysicalGroup.GroupKey key) {
+        return !groupHolders.onlyRetired(key);
+    }
+
     /** What the planned entry {@code key} is for. */
     public Optional<PhysicalRule.Role> roleOf(PhysicalKey key) {
         return flowHolders.role(key);
