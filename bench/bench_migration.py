@@ -5,8 +5,10 @@ while traffic flows it is migrated host <-> sNIC through the agent's API. Each m
 splits the time into serialisation, transfer and deserialisation of the state (the NFs time their
 own part) and the rest (starting the new NF, quiescing, OneSwitch's remap, moving held packets,
 release, retiring), with the state size. The extra per-packet latency is measured on the packets
-sent while the old NF held its input, against the median latency of packets sent before the
-migration, in the same run. Medians over REPEAT migrations per point.
+sent from the start of the remap to the new NF's release, against the median latency of packets
+sent before the migration, in the same run; it is also split at the start of OneSwitch's switch
+stage: packets sent before it go through the old NF, packets sent after it may wait in the new
+NF until the release (`switch_to_release_ms` bounds their wait). Medians over REPEAT migrations.
 """
 from __future__ import annotations
 
@@ -71,9 +73,15 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
     sent = [arrival - latency for arrival, latency in zip(run.result["arrivals"], run.result["latencies"],
                                                           strict=True)]
     before = [lat for t, lat in zip(sent, run.result["latencies"], strict=True) if t < report["held_from"] - 0.2]
-    held = [lat for t, lat in zip(sent, run.result["latencies"], strict=True)
+    held = [(t, lat) for t, lat in zip(sent, run.result["latencies"], strict=True)
             if report["held_from"] <= t <= report["held_until"]]
     baseline = statistics.median(before)
+    # OneSwitch's switch stage starts when its add stage ends: packets sent before it go through the
+    # old NF, those sent after may reach the new NF, which holds them until the release.
+    switch_at = report["held_from"] + report["remap_stages"].get("add", 0.0)
+    old_path = [lat - baseline for t, lat in held if t < switch_at]
+    new_path = [lat - baseline for t, lat in held if t >= switch_at]
+    added = old_path + new_path
     return {
         "direction": f"{report['source']}->{report['target']}",
         "flows": report["flows"], "state_bytes": report["state_bytes"],
@@ -81,12 +89,23 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
         "deserialise_ms": timings["deserialise"] * 1e3, "rest_ms": (total - state) * 1e3,
         "total_ms": total * 1e3, "held_window_ms": report["held_window_s"] * 1e3,
         "remap_ms": timings["remap"] * 1e3, "start_new_ms": timings["start"] * 1e3,
+        **{f"remap_{stage}_ms": report["remap_stages"].get(stage, 0.0) * 1e3 for stage in ("add", "switch", "drain")},
+        "switch_to_release_ms": (report["held_until"] - switch_at) * 1e3,
         "baseline_latency_ms": baseline * 1e3,
         "held_packets": len(held),
-        "added_latency_mean_ms": (statistics.mean(held) - baseline) * 1e3 if held else 0.0,
-        "added_latency_max_ms": (max(held) - baseline) * 1e3 if held else 0.0,
+        "added_latency_mean_ms": _mean_ms(added), "added_latency_max_ms": _max_ms(added),
+        "old_path_added_mean_ms": _mean_ms(old_path), "new_path_added_mean_ms": _mean_ms(new_path),
+        "new_path_packets": len(new_path),
         "lost": run.lost, "duplicates": run.result["duplicates"], "reordered": run.result["reordered"],
     }
+
+
+def _mean_ms(values: list[float]) -> float:
+    return statistics.mean(values) * 1e3 if values else 0.0
+
+
+def _max_ms(values: list[float]) -> float:
+    return max(values) * 1e3 if values else 0.0
 
 
 def _median(samples: list[dict], key: str) -> float:

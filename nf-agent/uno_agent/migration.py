@@ -77,6 +77,8 @@ class MigrationReport:
     rolled_back: bool = False
     held_from: float | None = None     # wall-clock time the remap started (packets may reach the new NF)
     held_until: float | None = None    # ... and of the new NF's release
+    remap_stages: dict[str, float] = dataclasses.field(default_factory=dict)  # OneSwitch's own stage times:
+    # "add" (new entries, old path still in use), "switch" (traffic to the new NF), "drain" (markers)
 
     @property
     def held_window_s(self) -> float:
@@ -201,7 +203,7 @@ class Migrator:
         elif step == "remap":
             report.held_from = self.clock()
             port = f"{journal['new_port']}-missing" if fault == "bad-port" else journal["new_port"]
-            self.portmap.remap(run.server.vport, journal["target"], port)
+            report.remap_stages = self.portmap.remap(run.server.vport, journal["target"], port)
         elif step == "drain":
             self._move(old, new, QUIET_S)
         elif step == "quiesce":

@@ -46,9 +46,12 @@ class PortMapper:
         """Unmap a virtual port; one that is not mapped any more is fine."""
         self._call("DELETE", f"/v1/ports/{vport}", missing_ok=True)
 
-    def remap(self, vport: int, switch_id: str, port: str) -> None:
-        """Move a virtual port to another physical port, make-before-break; in effect on return."""
-        self._call("PUT", f"/v1/ports/{vport}", json={"switch": switch_id, "port": port})
+    def remap(self, vport: int, switch_id: str, port: str) -> dict[str, float]:
+        """Move a virtual port to another physical port, make-before-break; in effect on return.
+        Returns how long each of OneSwitch's remap stages took (seconds: add, switch, drain)."""
+        mapping = self._call("PUT", f"/v1/ports/{vport}", json={"switch": switch_id, "port": port})
+        stages = (mapping or {}).get("remap", {}).get("stages", [])
+        return {s["stage"]: s["elapsed_ms"] / 1e3 for s in stages}
 
     def mappings(self) -> dict[int, tuple[str, str]]:
         """Virtual port -> (switch id, physical port name)."""

@@ -47,6 +47,10 @@ def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack
                 sides.append(moved["OS-EXT-SRV-ATTR:hypervisor_hostname"])
                 time.sleep(0.1)
     assert sides == ["host", "snic0"] * 10
+    # each report says where the remap's time went, in OneSwitch's own stages
+    reports = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-20:]
+    assert all(set(r["remap_stages"]) == {"add", "switch", "drain"} for r in reports)
+    assert all(0 < sum(r["remap_stages"].values()) <= r["timings"]["remap"] for r in reports)
     result = run.result
     assert sum(result["sent"].values()) >= PPS * 11
     assert run.lost == 0, result["missing"]
