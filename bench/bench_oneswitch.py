@@ -40,9 +40,11 @@ from uno_platform.spec import TestbedSpec
 
 TARGET_RATIO = 0.7
 TRIALS = 5
-COUNTS = {"barrier": 3000, "stream": 50000}
-#: Streamed runs through OneSwitch before measuring: its JIT needs a few hundred thousand flow_mods to
-#: reach steady state (a daemon runs warm; a cold JVM spends 4x the CPU per flow_mod).
+COUNTS = {"barrier": 10000, "stream": 50000}
+#: Runs of each mode and workload through OneSwitch before measuring: its JIT needs a few hundred
+#: thousand streamed flow_mods, and some tens of thousands of barrier round trips (another code
+#: path: one flow_mod per read, the barrier's futures), to reach steady state. A daemon runs warm; a
+#: cold JVM spends 4x (streamed) to 6x (barrier) the CPU per flow_mod.
 WARMUP_RUNS = 5
 PAPER_RULES, PAPER_PHYSICAL = 3024, 6810
 PACKETS = 20000
@@ -128,7 +130,8 @@ def flow_mod_rates() -> dict:
 
         for _ in range(WARMUP_RUNS):
             for w in workloads.values():
-                run(virtual, "stream", w["oneswitch"])
+                for mode in COUNTS:
+                    run(virtual, mode, w["oneswitch"])
         results = {}
         for name, w in workloads.items():
             results[name] = {}
