@@ -251,9 +251,13 @@ class Migrator:
     @staticmethod
     def _drain(nf: NfControl, quiet_s: float, deliver: Callable[[list], object]) -> int:
         """Hand what `nf` holds to `deliver` until nothing more has reached it for `quiet_s` (with
-        0: since the previous look) and it holds nothing; returns how many packets it handed."""
+        0: since the previous look) and it holds nothing; returns how many packets it handed.
+
+        The NF reads its ports before answering each request, so an unchanged `rx` between two
+        answers means it read nothing in between, and its `idle_us` says for how long before that
+        it read nothing: the quiet time that passed during the remap counts too."""
         deadline = time.monotonic() + DRAIN_TIMEOUT_S
-        last_rx, quiet_since = nf.stats()["rx"], time.monotonic()
+        last_rx = nf.stats()["rx"]
         handed = 0
         while True:
             packets = nf.buffer_take_all()
@@ -261,12 +265,10 @@ class Migrator:
                 deliver(packets)
                 handed += len(packets)
             stats = nf.stats()
-            now = time.monotonic()
-            if stats["rx"] != last_rx:
-                last_rx, quiet_since = stats["rx"], now
-            elif now - quiet_since >= quiet_s and not stats["buffered"]:
+            if stats["rx"] == last_rx and stats["idle_us"] >= quiet_s * 1e6 and not stats["buffered"]:
                 return handed
-            if now > deadline:
+            last_rx = stats["rx"]
+            if time.monotonic() > deadline:
                 raise Conflict(f"an NF still receives packets {DRAIN_TIMEOUT_S:g} s after the remap")
             if quiet_s:
                 time.sleep(quiet_s / 5)

@@ -22,6 +22,10 @@ struct nfcore {
     enum nfcore_hold hold;
     struct pktq held;
     struct nf_batch batch;      /* For released and injected packets. */
+    uint64_t last_rx_ns;        /* When a packet was last received (or the
+                                 * core created): 'stats' reports the idle
+                                 * time, so a migration need not wait out a
+                                 * quiet period that has already passed. */
 };
 
 void
@@ -48,6 +52,7 @@ nfcore_create(const struct nf_class *class, const char *config,
     c->cfg = *cfg;
     c->output = output;
     c->aux = aux;
+    c->last_rx_ns = time_ns();
     error = pktq_init(&c->held, cfg->hold_packets, cfg->hold_bytes);
     if (error) {
         snprintf(err, errlen, "cannot reserve %zu bytes for buffering: %s",
@@ -206,6 +211,7 @@ nfcore_receive(struct nfcore *c, struct nf_batch *b)
     static struct vlog_rl rl = VLOG_RL_INIT(5);
 
     c->counters.rx += b->n;
+    c->last_rx_ns = time_ns();
     if (c->hold == NFCORE_PROCESSING) {
         process_batch(c, b);
         return;
@@ -604,6 +610,7 @@ nfcore_stats_json(const struct nfcore *c, struct json *j)
 
     json_str(j, "nf", c->class->name);
     json_u64(j, "rx", k->rx);
+    json_u64(j, "idle_us", (time_ns() - c->last_rx_ns) / 1000);
     json_u64(j, "injected", k->injected);
     json_u64(j, "processed", k->processed);
     json_u64(j, "forwarded", k->forwarded);

@@ -153,3 +153,19 @@ def test_inject_processes_packets_as_if_received(ns, tmp_path):
     assert [number(f) for f in wire.recv(count=5, keep=ours)] == list(range(5))
     assert sum(counts(nf.ctl).values()) == 5
     assert nf.ctl.stats()["injected"] == 5
+
+
+def test_stats_say_how_long_the_nf_has_received_nothing(ns, tmp_path):
+    """`idle_us` lets a migration see at once that the old NF has been quiet
+    long enough, instead of watching `rx` for that long itself."""
+    wire = ns.wire()
+    nf = ns.start_nf("monitor", tmp_path)
+    wire.send(numbered(10))
+    wait_rx(nf, 10)
+    time.sleep(0.2)
+    quiet = nf.ctl.stats()
+    assert quiet["idle_us"] >= 200_000
+    wire.send(numbered(1, start=10))
+    wait_rx(nf, 11)
+    busy = nf.ctl.stats()
+    assert busy["idle_us"] < quiet["idle_us"] and busy["idle_us"] < 100_000
