@@ -6,7 +6,8 @@
 (b) The fast solver against plain CBC (PuLP's bundled CBC on the reference model, as shipped) on
     the same service-chain-like and random graphs of 100, 500, 2,000 and 5,000 nodes, tight and
     loose T, three seeds each, all in this run. Writes solver.json with per-instance times and
-    certified gaps, and per-size medians and ratios.
+    certified gaps, the root (LP) bound and how far below the best placement it is, and per-size
+    medians and ratios.
 
     BENCH=solver make bench        or: BENCH=solver .venv/bin/python -m bench.run
 """
@@ -29,6 +30,7 @@ from uno_solver import (  # noqa: E402
     ilp,  # noqa: E402
     solve,
 )
+from uno_solver.fast.solver import root_bound  # noqa: E402
 from uno_solver.instances import FIG16_SNIC_CORES, chain_graph, fig16_graph, random_graph  # noqa: E402
 from uno_solver.placement import Placement, report  # noqa: E402
 from uno_solver.problem import compile_graph  # noqa: E402
@@ -137,6 +139,8 @@ def compare(results_dir: pathlib.Path) -> dict[str, Any]:
                     if n in COARSE_SIZES:
                         row["fast_2s"] = _row(solve(graph, "fast", time_limit=TARGET_LIMIT, gap=gap))
                     row["cbc"] = _row(_cbc(graph, gap))
+                    row["root_bound"] = root_bound(compile_graph(graph), TIME_LIMIT)
+                    row["root_gap"] = _root_gap(row)
                     row["ratio"] = round(row["cbc"]["seconds"] / max(row["fast"]["seconds"], 1e-6), 2)
                     row["agree"] = _agree(row["fast"], row["cbc"], gap)
                     instances.append(row)
@@ -155,6 +159,16 @@ def compare(results_dir: pathlib.Path) -> dict[str, Any]:
               "summary": summary, "by_group": by_group, "instances": instances}
     (results_dir / "solver.json").write_text(json.dumps(result, indent=2) + "\n")
     return result
+
+
+def _root_gap(row: dict[str, Any]) -> float | None:
+    """How far the root (LP) bound is below the best placement either solver found: the part of the
+    gap that branch and bound (or a stronger relaxation) has to close."""
+    found = [row[s]["objective"] for s in ("fast", "fast_2s", "cbc") if s in row and row[s]["objective"] is not None]
+    if not found:
+        return None
+    best = min(found)
+    return (best - row["root_bound"]) / abs(best) if best else 0.0
 
 
 def _agree(fast: dict[str, Any], cbc: dict[str, Any], gap: float) -> bool | None:
@@ -180,6 +194,9 @@ def _summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "max_gap": max(gaps) if gaps else None,
             "no_placement": sum(r["objective"] is None for r in runs),
         }
+    roots = [r["root_gap"] for r in rows if r.get("root_gap") is not None]
+    if roots:
+        out["root_gap"] = {"median": statistics.median(roots), "max": max(roots)}
     out["median_ratio_cbc_over_fast"] = statistics.median(r["ratio"] for r in rows)
     out["disagreements"] = sum(r["agree"] is False for r in rows)
     return out

@@ -1,6 +1,8 @@
 """The fast solver: both formulations it mixes, certified gaps on a time limit, the objective terms."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from uno_solver import Graph, solve
@@ -11,7 +13,7 @@ from uno_solver.fast.dive import dive
 from uno_solver.fast.heuristic import Moves, search
 from uno_solver.fast.model import Master
 from uno_solver.fast.solver import _free_loc
-from uno_solver.instances import chain_graph, fig16_graph, random_graph
+from uno_solver.instances import chain_graph, fig16_graph, random_graph, small_graph
 from uno_solver.problem import compile_graph, evaluate
 
 
@@ -120,3 +122,24 @@ def test_lp_dive_finds_a_feasible_placement_where_rounding_does_not():
     # the LP optimum rounds to a placement about 14% above the dive's (277 vs 243 for the optimum)
     rounded = search(red, opts, large, master.roundings(lp.value, 16), lambda: False)
     assert found.cost < rounded.cost
+
+
+@pytest.mark.parametrize("seed", range(0, 200, 5))
+def test_root_bound_is_a_bound_and_the_start_of_every_solve(seed):
+    """root_bound: at most the optimum (brute force), inf exactly when infeasible, and never above
+    the bound the full solve proves."""
+    graph = small_graph(seed)
+    truth = solve(graph, "brute")
+    bound = fast.root_bound(compile_graph(graph))
+    if truth.status == "infeasible":
+        assert bound == math.inf or bound <= solve(graph, "fast", gap=0.0).bound
+    else:
+        assert bound <= truth.objective + 1e-6
+        assert bound <= solve(graph, "fast", gap=0.0).bound + 1e-6
+
+
+def test_root_bound_of_a_random_graph_with_a_tight_limit_is_weak():
+    """The reason random graphs need branch and bound: the LP is about 10% below the optimum."""
+    graph = random_graph(500, 1, tight=True)
+    optimum = 236.57854605444442          # proven (gap 0) by solve(graph, "fast", gap=0.0), about 5 s
+    assert 0.08 < (optimum - fast.root_bound(compile_graph(graph))) / optimum < 0.12

@@ -31,7 +31,7 @@ from ..outcome import ABS_GAP, Outcome, within
 from ..problem import Problem, evaluate
 from . import lagrange
 from .blocks import split
-from .decompose import reduce
+from .decompose import Reduced, reduce
 from .dive import dive
 from .heuristic import Moves, Point, search
 from .model import Master, Solution
@@ -61,18 +61,15 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
 
     red = reduce(problem)
     if len(red.free) == 0:
-        ev = evaluate(problem, red.fixed_loc)
-        return Outcome(red.fixed_loc, ev.objective) if ev.feasible(problem) else Outcome(None, math.inf)
-    opts, large = split(red)
-    master = Master(red, opts, large)
+        return _all_fixed(red)
+    master = Master(red, *split(red))
+    opts, large = master.opts, master.large
     lp_start = clock()
     lp = master.solve_lp(left())
     lp_seconds = clock() - lp_start
-    if lp.status == "Infeasible":
-        return Outcome(None, math.inf)
-    if lp.status != "Optimal":
-        return Outcome(None, -math.inf)
-    lb = lp.objective
+    lb = _lp_bound(lp)
+    if not math.isfinite(lb):
+        return Outcome(None, lb)
 
     pt = search(red, opts, large, master.roundings(lp.value, _THRESHOLDS), lambda: left() <= 0)
     incumbent = pt if pt.feasible(red.rhs) else None
@@ -110,6 +107,28 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
         if found.feasible(red.rhs) and found.cost < ub:
             incumbent, ub = found, found.cost
     return _outcome(master, incumbent, max(lb, min(mip.bound, ub)))
+
+
+def root_bound(problem: Problem, time_limit: float = math.inf) -> float:
+    """The bound every solve starts from: the LP relaxation of the master, which equals the best
+    Lagrangian bound of the side rows over the min-cut subproblem (inf: proven infeasible; -inf:
+    the LP did not finish). The benchmark reports it to show how much branch and bound is left."""
+    red = reduce(problem)
+    if len(red.free) == 0:
+        return _all_fixed(red).bound
+    return _lp_bound(Master(red, *split(red)).solve_lp(time_limit))
+
+
+def _all_fixed(red: Reduced) -> Outcome:
+    """Every node pinned: the one placement, if it meets the limits."""
+    ev = evaluate(red.problem, red.fixed_loc)
+    return Outcome(red.fixed_loc, ev.objective) if ev.feasible(red.problem) else Outcome(None, math.inf)
+
+
+def _lp_bound(lp: Solution) -> float:
+    if lp.status == "Infeasible":
+        return math.inf
+    return lp.objective if lp.status == "Optimal" else -math.inf
 
 
 def _by_menus(master: Master, lp: Solution, incumbent: Point, rel_gap: float,
