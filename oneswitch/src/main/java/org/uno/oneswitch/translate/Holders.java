@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +16,7 @@ import java.util.Optional;
  * change can be undone in reverse order.
  */
 final class Holders<K> {
-    private final Map<K, LinkedHashMap<Owner, PhysicalRule.Role>> byKey = new HashMap<>();
+    private final Map<K, OwnerRoles> byKey = new HashMap<>();
     private final Deque<Runnable> undo = new ArrayDeque<>();
     private boolean recording;
 
@@ -43,29 +42,25 @@ final class Holders<K> {
 
     /** {@code owner} holds {@code key} with {@code role}. */
     void add(K key, Owner owner, PhysicalRule.Role role) {
-        LinkedHashMap<Owner, PhysicalRule.Role> owners = byKey.computeIfAbsent(key, k -> new LinkedHashMap<>());
-        boolean existed = owners.containsKey(owner);
-        PhysicalRule.Role prev = owners.put(owner, role);
+        OwnerRoles owners = byKey.get(key);
+        PhysicalRule.Role prev = owners == null ? null : owners.roleOf(owner);
+        putRaw(key, owner, role);
         if (recording) {
-            undo.push(existed ? () -> putRaw(key, owner, prev) : () -> removeRaw(key, owner));
+            undo.push(prev != null ? () -> putRaw(key, owner, prev) : () -> removeRaw(key, owner));
         }
     }
 
     /** {@code owner} no longer holds {@code key}; true when nobody holds it any more. */
     boolean remove(K key, Owner owner) {
-        LinkedHashMap<Owner, PhysicalRule.Role> owners = byKey.get(key);
-        if (owners == null || !owners.containsKey(owner)) {
+        OwnerRoles owners = byKey.get(key);
+        PhysicalRule.Role prev = owners == null ? null : owners.roleOf(owner);
+        if (prev == null) {
             return owners == null;
         }
-        PhysicalRule.Role prev = owners.remove(owner);
         if (recording) {
             undo.push(() -> putRaw(key, owner, prev));
         }
-        if (owners.isEmpty()) {
-            byKey.remove(key);
-            return true;
-        }
-        return false;
+        return removeRaw(key, owner);
     }
 
     /** Removes every retirement holding {@code key}. */
@@ -83,35 +78,31 @@ final class Holders<K> {
 
     /** True when only retirements hold {@code key}. */
     boolean onlyRetired(K key) {
-        for (Owner o : byKey.getOrDefault(key, new LinkedHashMap<>()).keySet()) {
-            if (o.kind() != Owner.Kind.RETIRED) {
-                return false;
-            }
-        }
-        return true;
+        OwnerRoles owners = byKey.get(key);
+        return owners == null || owners.asMap().keySet().stream().allMatch(o -> o.kind() == Owner.Kind.RETIRED);
     }
 
     List<Owner> owners(K key) {
-        LinkedHashMap<Owner, PhysicalRule.Role> owners = byKey.get(key);
-        return owners == null ? List.of() : new ArrayList<>(owners.keySet());
+        OwnerRoles owners = byKey.get(key);
+        return owners == null ? List.of() : new ArrayList<>(owners.asMap().keySet());
     }
 
     Optional<Owner> first(K key) {
-        LinkedHashMap<Owner, PhysicalRule.Role> owners = byKey.get(key);
-        return owners == null ? Optional.empty() : owners.keySet().stream().findFirst();
+        OwnerRoles owners = byKey.get(key);
+        return owners == null ? Optional.empty() : owners.asMap().keySet().stream().findFirst();
     }
 
     /** The role the first owner gives {@code key}. */
     Optional<PhysicalRule.Role> role(K key) {
-        LinkedHashMap<Owner, PhysicalRule.Role> owners = byKey.get(key);
-        return owners == null ? Optional.empty() : owners.values().stream().findFirst();
+        OwnerRoles owners = byKey.get(key);
+        return owners == null ? Optional.empty() : owners.asMap().values().stream().findFirst();
     }
 
     /** The virtual rule whose counting entry {@code key} is. */
     Optional<Long> countingRule(K key) {
-        LinkedHashMap<Owner, PhysicalRule.Role> owners = byKey.get(key);
+        OwnerRoles owners = byKey.get(key);
         if (owners != null) {
-            for (Map.Entry<Owner, PhysicalRule.Role> e : owners.entrySet()) {
+            for (Map.Entry<Owner, PhysicalRule.Role> e : owners.asMap().entrySet()) {
                 if (e.getValue() == PhysicalRule.Role.COUNTING && e.getKey().kind() == Owner.Kind.RULE) {
                     return Optional.of(e.getKey().id());
                 }
@@ -121,16 +112,22 @@ final class Holders<K> {
     }
 
     private void putRaw(K key, Owner owner, PhysicalRule.Role role) {
-        byKey.computeIfAbsent(key, k -> new LinkedHashMap<>()).put(owner, role);
+        OwnerRoles owners = byKey.get(key);
+        byKey.put(key, owners == null ? OwnerRoles.of(owner, role) : owners.with(owner, role));
     }
 
-    private void removeRaw(K key, Owner owner) {
-        LinkedHashMap<Owner, PhysicalRule.Role> owners = byKey.get(key);
-        if (owners != null) {
-            owners.remove(owner);
-            if (owners.isEmpty()) {
-                byKey.remove(key);
-            }
+    /** Removes {@code owner}'s hold on {@code key}; true when nobody holds it any more. */
+    private boolean removeRaw(K key, Owner owner) {
+        OwnerRoles owners = byKey.get(key);
+        if (owners == null) {
+            return true;
         }
+        OwnerRoles left = owners.without(owner);
+        if (left == null) {
+            byKey.remove(key);
+            return true;
+        }
+        byKey.put(key, left);
+        return false;
     }
 }

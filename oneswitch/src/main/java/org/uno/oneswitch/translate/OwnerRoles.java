@@ -1,0 +1,82 @@
+package org.uno.oneswitch.translate;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The owners of one planned entry or group, in the order they came, with the role each gives it.
+ * Nearly every entry has one owner (its rule), so that case is one small immutable object; an
+ * entry shared by several (a delivery many rules use) keeps a map, so that adding the thousandth
+ * owner costs no more than the second.
+ */
+sealed interface OwnerRoles {
+    /** The set with {@code owner} holding with {@code role} (this one, changed, or a new one). */
+    OwnerRoles with(Owner owner, PhysicalRule.Role role);
+
+    /** The set without {@code owner}; null when no owner is left. */
+    OwnerRoles without(Owner owner);
+
+    /** The role {@code owner} gives, or null when it is not an owner. */
+    PhysicalRule.Role roleOf(Owner owner);
+
+    /** Owner -> role, in the order the owners came (a view: do not keep it across changes). */
+    Map<Owner, PhysicalRule.Role> asMap();
+
+    static OwnerRoles of(Owner owner, PhysicalRule.Role role) {
+        return new Sole(owner, role);
+    }
+
+    record Sole(Owner owner, PhysicalRule.Role role) implements OwnerRoles {
+        @Override
+        public OwnerRoles with(Owner o, PhysicalRule.Role r) {
+            if (o.equals(owner)) {
+                return new Sole(o, r);
+            }
+            Shared s = new Shared();
+            s.roles.put(owner, role);
+            s.roles.put(o, r);
+            return s;
+        }
+
+        @Override
+        public OwnerRoles without(Owner o) {
+            return o.equals(owner) ? null : this;
+        }
+
+        @Override
+        public PhysicalRule.Role roleOf(Owner o) {
+            return o.equals(owner) ? role : null;
+        }
+
+        @Override
+        public Map<Owner, PhysicalRule.Role> asMap() {
+            return Map.of(owner, role);
+        }
+    }
+
+    final class Shared implements OwnerRoles {
+        private final LinkedHashMap<Owner, PhysicalRule.Role> roles = new LinkedHashMap<>();
+
+        @Override
+        public OwnerRoles with(Owner o, PhysicalRule.Role r) {
+            roles.put(o, r);
+            return this;
+        }
+
+        @Override
+        public OwnerRoles without(Owner o) {
+            roles.remove(o);
+            return roles.isEmpty() ? null : this;
+        }
+
+        @Override
+        public PhysicalRule.Role roleOf(Owner o) {
+            return roles.get(o);
+        }
+
+        @Override
+        public Map<Owner, PhysicalRule.Role> asMap() {
+            return roles;
+        }
+    }
+}
