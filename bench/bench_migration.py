@@ -26,7 +26,7 @@ from uno_platform.spec import TestbedSpec
 from uno_platform.traffic import NumberedUdp, ping
 
 FLOW_COUNTS = (250, 500, 750, 1000, 10000)
-REPEAT = 4
+REPEAT = 6
 PPS = 5000
 PREFIX = "bmig-"
 
@@ -76,9 +76,12 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
     held = [(t, lat) for t, lat in zip(sent, run.result["latencies"], strict=True)
             if report["held_from"] <= t <= report["held_until"]]
     baseline = statistics.median(before)
-    # OneSwitch's switch stage starts when its add stage ends: packets sent before it go through the
-    # old NF, those sent after may reach the new NF, which holds them until the release.
-    switch_at = report["held_from"] + report["remap_stages"].get("add", 0.0)
+    # OneSwitch answers the remap right after its switch and drain stages: packets sent before the
+    # switch stage go through the old NF, those sent after may reach the new NF, which holds them
+    # until the release. (Counted from the remap's end: its start also has OneSwitch's planning.)
+    stages = report["remap_stages"]
+    switch_at = (report["held_from"] + report["timings"]["remap"] - stages.get("switch", 0.0)
+                 - stages.get("drain", 0.0))
     old_path = [lat - baseline for t, lat in held if t < switch_at]
     new_path = [lat - baseline for t, lat in held if t >= switch_at]
     added = old_path + new_path
@@ -144,7 +147,12 @@ def main(results_dir: pathlib.Path) -> dict:
         for flows in FLOW_COUNTS:
             samples = _one_point(stack, mon, source, sink_ns, sink_ip, flows)
             keys = [k for k in samples[0] if k.endswith("_ms") or k in ("state_bytes", "held_packets")]
+            held = sum(s["held_packets"] for s in samples)
             point = {"flows": flows, **{k: _median(samples, k) for k in keys},
+                     # every held packet of every migration at this point, not a median of means
+                     "added_latency_pooled_mean_ms": sum(s["added_latency_mean_ms"] * s["held_packets"]
+                                                         for s in samples) / held if held else 0.0,
+                     "added_latency_worst_ms": max(s["added_latency_max_ms"] for s in samples),
                      "lost": sum(s["lost"] for s in samples), "duplicates": sum(s["duplicates"] for s in samples),
                      "reordered": sum(s["reordered"] for s in samples), "samples": samples}
             points.append(point)
