@@ -1,6 +1,7 @@
 """Loss-free migration of an NF, with its state, between the host and an sNIC (paper §3.2.2, §3.3.2).
 
-The steps, each recorded in the server's `migration` journal before it runs:
+The steps (start, remap, release and retire are recorded in the server's `migration`
+journal before they run; after the remap, recovery redoes drain, quiesce and state):
 
   start      the new NF on the target side, on a new port, holding what it receives
   remap      OneSwitch moves the virtual port to the new port, make-before-break; from the
@@ -43,6 +44,10 @@ from uno_nfs import NfControl, NfControlError
 log = logging.getLogger(__name__)
 
 STEPS = ("start", "remap", "drain", "quiesce", "state", "release", "retire")
+# Steps written to the journal before they run. Recovery redoes drain, quiesce and state from the
+# drain whenever the port has moved (they are idempotent until the release), so they are not:
+# each write would sit between the switch-over and the release, where held packets wait.
+JOURNALLED = ("start", "remap", "release", "retire")
 FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port")
 # the agent itself dies (SIGKILL) as a step begins: its restart must finish or undo the migration
 CRASH_FAULTS = tuple(f"{step}=crash-agent" for step in STEPS)
@@ -123,6 +128,7 @@ class _Run:
     old: NfControl
     report: MigrationReport
     new: NfControl | None = None
+    step: str = "start"                # the step running (the journal has the last journalled one)
 
     def close(self) -> None:
         self.old.close()
@@ -168,10 +174,9 @@ class Migrator:
         except (AgentError, NfControlError, OSError) as exc:
             run.report.rolled_back = True
             self.reports.append(run.report)
-            failed_at = self.inventory.get(server.id).migration["step"]
             self._roll_back(self.inventory.get(server.id), run.old, run.new)
             raise MigrationError(f"migration of {server.name} to {target} failed at step "
-                                 f"'{failed_at}': {exc}; it stays on {run.report.source}") from exc
+                                 f"'{run.step}': {exc}; it stays on {run.report.source}") from exc
         finally:
             run.close()
         report = run.report
@@ -182,9 +187,11 @@ class Migrator:
         return run.server
 
     def _steps(self, run: _Run, steps: tuple[str, ...], faults: dict[str, str]) -> None:
-        """Runs `steps` in order, each journalled before it runs and timed in the report."""
+        """Runs `steps` in order, each timed in the report, those of JOURNALLED journalled first."""
         for step in steps:
-            run.server = self._journal(run.server, step=step)
+            run.step = step
+            if step in JOURNALLED:
+                run.server = self._journal(run.server, step=step)
             fault = faults.get(step)
             if fault == "crash-agent":
                 os.kill(os.getpid(), signal.SIGKILL)

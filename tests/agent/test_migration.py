@@ -90,10 +90,12 @@ def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stac
     assert counted == sum(run.result["sent"].values())
 
 
-@pytest.mark.parametrize("step, ends_on", [("start", "snic0"), ("drain", "host")])
+@pytest.mark.parametrize("step, ends_on", [("start", "snic0"), ("drain", "host"), ("state", "host")])
 def test_an_agent_crash_during_a_migration_is_undone_or_finished_on_restart_losing_nothing(uno_stack, step, ends_on):
     # Killed before the remap, the restarted agent undoes the migration; killed after it (the new
-    # NF holding everything sent meanwhile), it finishes it, state included.
+    # NF holding everything sent meanwhile), it finishes it, state included. Killed at the state
+    # step, the old NF already holds: the journal says remap, and redoing drain, quiesce and state
+    # from there must neither lose nor repeat a packet.
     stack = uno_stack(agent_config={"migration_faults": [f"{step}=crash-agent"]}, snic_cores=1.0, pcie_gbps=1.0,
                       vms=0, wire_ports=1)
     vm, mon, source, sink_ip = monitor_chain(stack)
