@@ -1,0 +1,69 @@
+package org.uno.oneswitch.translate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+/** Owners of planned entries: one owner, many (in arrival order), and undo across both forms. */
+class HoldersTest {
+    private static final PhysicalRule.Role COUNTING = PhysicalRule.Role.COUNTING;
+    private static final PhysicalRule.Role DELIVERY = PhysicalRule.Role.DELIVERY;
+
+    private final Holders<String> holders = new Holders<>();
+
+    @Test
+    void anEntryIsHeldWhileAnyOwnerHoldsItAndOwnersKeepTheirOrder() {
+        holders.add("k", Owner.rule(1), COUNTING);
+        holders.add("k", Owner.rule(2), DELIVERY);
+        holders.add("k", Owner.rule(3), DELIVERY);
+        holders.add("k", Owner.rule(1), COUNTING);            // again: keeps its place
+        assertEquals(List.of(Owner.rule(1), Owner.rule(2), Owner.rule(3)), holders.owners("k"));
+        assertEquals(Optional.of(COUNTING), holders.role("k"));
+        assertEquals(Optional.of(1L), holders.countingRule("k"));
+
+        assertFalse(holders.remove("k", Owner.rule(1)));
+        assertEquals(Optional.of(DELIVERY), holders.role("k"));
+        assertEquals(Optional.empty(), holders.countingRule("k"));
+        assertFalse(holders.remove("k", Owner.rule(3)));
+        assertTrue(holders.remove("k", Owner.rule(2)));
+        assertFalse(holders.held("k"));
+        assertTrue(holders.remove("k", Owner.rule(2)));       // nobody holds it: still true
+    }
+
+    @Test
+    void aRollbackRestoresOwnersAndRolesWhateverTheFormInBetween() {
+        holders.add("one", Owner.rule(1), COUNTING);
+        holders.add("two", Owner.rule(1), DELIVERY);
+        holders.add("two", Owner.rule(2), DELIVERY);
+        holders.begin();
+        holders.add("one", Owner.rule(5), DELIVERY);        // one owner -> shared
+        holders.remove("two", Owner.rule(1));
+        holders.remove("two", Owner.rule(2));                 // shared -> gone
+        holders.add("one", Owner.rule(1), DELIVERY);        // role changed
+        holders.add("new", Owner.retired(7), DELIVERY);
+        holders.rollback();
+        assertEquals(List.of(Owner.rule(1)), holders.owners("one"));
+        assertEquals(Optional.of(COUNTING), holders.role("one"));
+        // the owners come back (at the end: an undo does not copy a shared entry's owners)
+        assertEquals(Set.of(Owner.rule(1), Owner.rule(2)), Set.copyOf(holders.owners("two")));
+        assertFalse(holders.held("new"));
+    }
+
+    @Test
+    void onlyRetirementsCanBeDroppedFromAnEntry() {
+        holders.add("k", Owner.retired(1), DELIVERY);
+        assertTrue(holders.onlyRetired("k"));
+        holders.add("k", Owner.retired(2), DELIVERY);
+        holders.add("k", Owner.rule(4), COUNTING);
+        assertFalse(holders.onlyRetired("k"));
+        holders.dropRetired("k");
+        assertEquals(List.of(Owner.rule(4)), holders.owners("k"));
+        assertTrue(holders.onlyRetired("absent"));
+    }
+}
