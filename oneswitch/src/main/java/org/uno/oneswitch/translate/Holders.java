@@ -76,6 +76,11 @@ final class Holders<K> {
         return byKey.containsKey(key);
     }
 
+    /** True when more than one owner holds {@code key} (or did since it was last held by one). */
+    boolean shared(K key) {
+        return byKey.get(key) instanceof OwnerRoles.Shared;
+    }
+
     /** True when only retirements hold {@code key}. */
     boolean onlyRetired(K key) {
         OwnerRoles owners = byKey.get(key);
