@@ -92,7 +92,7 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
         "deserialise_ms": timings["deserialise"] * 1e3, "rest_ms": (total - state) * 1e3,
         "total_ms": total * 1e3, "held_window_ms": report["held_window_s"] * 1e3,
         "remap_ms": timings["remap"] * 1e3, "start_new_ms": timings["start"] * 1e3,
-        **{f"remap_{stage}_ms": report["remap_stages"].get(stage, 0.0) * 1e3 for stage in ("add", "switch", "drain")},
+        **{f"remap_{stage}_ms": stages.get(stage, 0.0) * 1e3 for stage in ("add", "switch", "drain")},
         "switch_to_release_ms": (report["held_until"] - switch_at) * 1e3,
         "baseline_latency_ms": baseline * 1e3,
         "held_packets": len(held),

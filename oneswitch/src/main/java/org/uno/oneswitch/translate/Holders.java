@@ -44,7 +44,7 @@ final class Holders<K> {
     void add(K key, Owner owner, PhysicalRule.Role role) {
         OwnerRoles owners = byKey.get(key);
         PhysicalRule.Role prev = owners == null ? null : owners.roleOf(owner);
-        putRaw(key, owner, role);
+        put(key, owners, owner, role);
         if (recording) {
             undo.push(prev != null ? () -> putRaw(key, owner, prev) : () -> removeRaw(key, owner));
         }
@@ -60,7 +60,7 @@ final class Holders<K> {
         if (recording) {
             undo.push(() -> putRaw(key, owner, prev));
         }
-        return removeRaw(key, owner);
+        return drop(key, owners, owner);
     }
 
     /** Removes every retirement holding {@code key}. */
@@ -94,13 +94,13 @@ final class Holders<K> {
 
     Optional<Owner> first(K key) {
         OwnerRoles owners = byKey.get(key);
-        return owners == null ? Optional.empty() : owners.asMap().keySet().stream().findFirst();
+        return owners == null ? Optional.empty() : Optional.of(owners.firstOwner());
     }
 
     /** The role the first owner gives {@code key}. */
     Optional<PhysicalRule.Role> role(K key) {
         OwnerRoles owners = byKey.get(key);
-        return owners == null ? Optional.empty() : owners.asMap().values().stream().findFirst();
+        return owners == null ? Optional.empty() : Optional.of(owners.firstRole());
     }
 
     /** The virtual rule whose counting entry {@code key} is. */
@@ -117,16 +117,22 @@ final class Holders<K> {
     }
 
     private void putRaw(K key, Owner owner, PhysicalRule.Role role) {
-        OwnerRoles owners = byKey.get(key);
-        byKey.put(key, owners == null ? OwnerRoles.of(owner, role) : owners.with(owner, role));
+        put(key, byKey.get(key), owner, role);
     }
 
     /** Removes {@code owner}'s hold on {@code key}; true when nobody holds it any more. */
     private boolean removeRaw(K key, Owner owner) {
         OwnerRoles owners = byKey.get(key);
-        if (owners == null) {
-            return true;
-        }
+        return owners == null || drop(key, owners, owner);
+    }
+
+    /** Stores {@code owners} (those of {@code key} now, or null) with {@code owner} holding with {@code role}. */
+    private void put(K key, OwnerRoles owners, Owner owner, PhysicalRule.Role role) {
+        byKey.put(key, owners == null ? OwnerRoles.of(owner, role) : owners.with(owner, role));
+    }
+
+    /** Stores {@code owners} (those of {@code key} now) without {@code owner}; true when none is left. */
+    private boolean drop(K key, OwnerRoles owners, Owner owner) {
         OwnerRoles left = owners.without(owner);
         if (left == null) {
             byKey.remove(key);

@@ -22,6 +22,12 @@ sealed interface OwnerRoles {
     /** Owner -> role, in the order the owners came (a view: do not keep it across changes). */
     Map<Owner, PhysicalRule.Role> asMap();
 
+    /** The owner that came first. */
+    Owner firstOwner();
+
+    /** The role the owner that came first gives. */
+    PhysicalRule.Role firstRole();
+
     static OwnerRoles of(Owner owner, PhysicalRule.Role role) {
         return new Sole(owner, role);
     }
@@ -52,6 +58,16 @@ sealed interface OwnerRoles {
         public Map<Owner, PhysicalRule.Role> asMap() {
             return Map.of(owner, role);
         }
+
+        @Override
+        public Owner firstOwner() {
+            return owner;
+        }
+
+        @Override
+        public PhysicalRule.Role firstRole() {
+            return role;
+        }
     }
 
     final class Shared implements OwnerRoles {
@@ -77,6 +93,16 @@ sealed interface OwnerRoles {
         @Override
         public Map<Owner, PhysicalRule.Role> asMap() {
             return roles;
+        }
+
+        @Override
+        public Owner firstOwner() {
+            return roles.keySet().iterator().next();
+        }
+
+        @Override
+        public PhysicalRule.Role firstRole() {
+            return roles.values().iterator().next();
         }
     }
 }

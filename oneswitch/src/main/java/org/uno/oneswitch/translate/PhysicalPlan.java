@@ -335,19 +335,23 @@ public final class PhysicalPlan {
         boolean changed = false;
         for (PhysicalRule r : t.flows()) {
             PhysicalKey key = r.physicalKey();
-            PhysicalRule kept = flowHolders.shared(key) ? sharedFlows.putIfAbsent(key, r) : null;
-            PhysicalRule use = kept != null && kept.equals(r) ? kept : r;
+            PhysicalRule use = sameOr(flowHolders.shared(key) ? sharedFlows.putIfAbsent(key, r) : null, r);
             changed |= use != r;
             sharedRules.add(use);
         }
         List<PhysicalGroup> sharedGroups = new ArrayList<>(t.groups().size());
         for (PhysicalGroup g : t.groups()) {
-            PhysicalGroup kept = groups.get(g.groupKey());
-            PhysicalGroup use = kept != null && kept.equals(g) ? kept : g;
+            PhysicalGroup use = sameOr(groups.get(g.groupKey()), g);
             changed |= use != g;
             sharedGroups.add(use);
         }
+        // a translation of a rule's own entries only (the usual case) is kept as it came
         return changed ? new Translation(sharedRules, sharedGroups) : t;
+    }
+
+    /** {@code kept} when it equals {@code t} (so that {@code t} need not be kept too), else {@code t}. */
+    private static <T> T sameOr(T kept, T t) {
+        return kept != null && kept.equals(t) ? kept : t;
     }
 
     /** Sets (or with null removes) an entry and keeps the cookie index and tag references in step. */
