@@ -13,6 +13,7 @@ import urllib.request
 import pytest
 
 from uno_agent.launcher import vm_netns as launcher_vm_netns
+from uno_agent.migration import kill_and_wait
 from uno_agent.stack import wait_for
 from uno_platform import system
 from uno_platform.traffic import NumberedUdp, ping
@@ -28,7 +29,16 @@ def nf_pids(stack, binary: str, server: dict | None = None) -> list[int]:
     """Pids of the NF processes of this stack (of one server, if given) running `binary`."""
     where = f"/agent/{server['id']}-" if server else f"{stack.platform.description['state_dir']}/"
     out = system.run(["pgrep", "-f", f"/nfs/build/bin/{binary} "], check=False)
-    return sorted(int(p) for p in out.split() if where in open(f"/proc/{p}/cmdline").read().replace("\0", " "))
+    return sorted(int(p) for p in out.split() if where in _cmdline(int(p)))
+
+
+def _cmdline(pid: int) -> str:
+    """The command line of `pid`; empty when it exited since pgrep listed it."""
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f.read().replace("\0", " ")
+    except OSError:
+        return ""
 
 
 def same_netns(pid: int, netns: str) -> bool:
@@ -112,8 +122,7 @@ def test_agent_restart_keeps_inventory_and_launches_nothing_twice(uno_stack):
     # An NF that died while the agent was down is reported, not relaunched.
     stack.agent.stop()
     (victim,) = nf_pids(stack, "monitor", nfs[0])
-    os.kill(victim, signal.SIGKILL)
-    time.sleep(0.2)
+    kill_and_wait(victim)
     stack.start_agent()
     dead = stack.api("GET", f"/v2.1/servers/{nfs[0]['id']}")["server"]
     assert dead["status"] == "ERROR" and "died" in dead["fault"]["message"]
