@@ -29,7 +29,6 @@ import collections
 import dataclasses
 import logging
 import os
-import pathlib
 import signal
 import time
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Launcher
 from uno_agent.oneswitch import PortMapper
 from uno_nfs import NfControl, NfControlError
+from uno_platform import system
 
 log = logging.getLogger(__name__)
 
@@ -98,13 +98,7 @@ def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
     """SIGKILL `pid` and wait until it is dead (gone or a zombie), as an NF crash would leave it."""
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return
-        if state in ("Z", "X"):
-            return
+    while system.is_alive(pid, None) and time.monotonic() < deadline:
         time.sleep(0.005)
 
 
