@@ -29,7 +29,7 @@ import numpy as np
 
 from ..outcome import ABS_GAP, Outcome, within
 from ..problem import Problem, evaluate
-from . import lagrange
+from . import lagrange, rowdp
 from .blocks import split
 from .decompose import Reduced, reduce
 from .dive import dive
@@ -184,19 +184,34 @@ def _by_menus(master: Master, lp: Solution, incumbent: Point, rel_gap: float,
         d *= _DEEPEN_STEP
     if left() <= 0:
         return None, point()
-    # HiGHS on the menus: every placement cheaper than target() is a combination of entries
-    menu, start = lag.with_placement(menu, free_loc)
+    # HiGHS on the menus: every placement cheaper than target() is a combination of entries.
+    # The one-row DP bounds (rowdp.py) leave out the entries that cannot be in a combination
+    # cheaper than a ceiling; the ceiling starts just above the DP bound and doubles its distance
+    # to it until HiGHS finds a combination below it or it reaches target().
     d_full = target() - lag.lb + _margin(best)
-    entries = np.union1d(np.flatnonzero(menu.rc < d_full), start)
-    mip = lagrange.mck_mip(menu, red, entries, start, rel_gap, ABS_GAP, left())
-    if mip.chosen is not None and mip.objective < best:
-        menu.write(mip.chosen, free_loc)
-        best = mip.objective
-    if mip.status == "Infeasible":
-        proven = target()
-    else:
-        proven = min(mip.bound, target()) if math.isfinite(mip.bound) else -math.inf
-    return Outcome(red.full_placement(free_loc), max(lb, proven)), point()
+    entries = np.flatnonzero(menu.rc < d_full)       # every component's cheapest entry has rc 0
+    dp = rowdp.row_bounds(menu.comp[entries], menu.cost[entries], menu.w[entries], red.rhs, lam,
+                          red.const, menu.n_comp, lagrange.TOL)
+    floor = min(max(dp.bound, lb), target())
+    step = max(ABS_GAP, rel_gap * abs(best))
+    ceiling = floor + step
+    while True:
+        ceiling = min(ceiling, target())
+        keep = entries[dp.entry < ceiling + _margin(ceiling)]
+        below = ceiling
+        if np.all(np.bincount(menu.comp[keep], minlength=menu.n_comp) > 0):
+            enough = floor + (1 - 1e-6) * max(ABS_GAP, rel_gap * abs(floor))
+            mip = lagrange.mck_mip(menu, red, keep, rel_gap, ABS_GAP, left(), cutoff=ceiling,
+                                   good_enough=enough)
+            if mip.chosen is not None and mip.objective < best:
+                menu.write(mip.chosen, free_loc)
+                best = mip.objective
+            if mip.status != "Infeasible":
+                below = min(mip.bound, ceiling) if math.isfinite(mip.bound) else floor
+        proven = max(lb, floor, min(below, target()))
+        if within(best, proven, rel_gap) or ceiling >= target() or left() <= 0:
+            return Outcome(red.full_placement(free_loc), proven), point()
+        ceiling = floor + 2 * (ceiling - floor)
 
 
 def _margin(scale: float) -> float:
