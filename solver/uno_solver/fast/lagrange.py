@@ -20,8 +20,8 @@ few placements in their menu, found without enumerating the others:
 `search` then looks for the cheapest feasible combination with sum rc < D, breadth first over the
 components with pruning (rc budget, rows that cannot be met, slack that cannot be used); when it
 runs to the end, that combination is optimal among all placements cheaper than LB + D. It gives up
-past a number of states; the caller then hands the menus to HiGHS as a multiple-choice knapsack
-(`mck_mip`), which proves the same thing by branch and bound.
+past a number of states; the caller then hands the menus (what rowdp.py's bounds leave of them) to
+HiGHS as a multiple-choice knapsack (`mck_mip`), which proves the same thing by branch and bound.
 """
 from __future__ import annotations
 

@@ -12,8 +12,9 @@ a MIP over what reduced-cost fixing leaves, with a certified gap whenever it sto
    target T = UB less the tolerance places each component by one of its placements whose
    Lagrangian reduced cost is below T - LB. A breadth-first search over these menus, deepened
    from a small threshold up to T - LB, improves UB and, when it completes at T - LB, proves it;
-   if it holds too many states, HiGHS solves the multiple-choice knapsack of the menus instead
-   (its bound is then min(knapsack bound, T)). Either way this is the answer.
+   if it holds too many states, HiGHS solves the multiple-choice knapsack of the menus instead,
+   given only the entries a one-row DP bound (rowdp.py) leaves below a ceiling raised from that
+   bound towards T (its bound is then min(knapsack bound, ceiling)). Either way this is the answer.
 7. Otherwise: RENS (a short MIP over the fractional columns, when few are) and, on components of
    1,000 nodes or more, an LP dive (dive.py) improve UB; every column whose reduced cost exceeds
    UB - LB is fixed at its LP value, and HiGHS solves the remaining core from UB.
