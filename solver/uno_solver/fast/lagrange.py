@@ -77,14 +77,12 @@ class Lagrangian:
     """The Lagrangian bound of a reduced problem at `lam`, and menus of its components.
 
     `None` from `build` when some component is neither small nor a tree. Components are numbered
-    0..C-1; `comp_of` (F,) gives each free node's component.
+    0..C-1: the small ones first (as enumerate_options numbers them, by label), then the trees.
     """
 
-    def __init__(self, red: Reduced, lam: np.ndarray, small: np.ndarray, trees: list[_Tree],
-                 comp_of: np.ndarray) -> None:
+    def __init__(self, red: Reduced, lam: np.ndarray, small: np.ndarray, trees: list[_Tree]) -> None:
         self.red, self.lam = red, lam
         self.trees = trees
-        self.comp_of = comp_of
         self.n_small = 0
         mins = []
         if small.any():
@@ -112,17 +110,8 @@ class Lagrangian:
         if not np.all(is_small | (edges[roots] == size[roots] - 1)):
             return None
         small = is_small[np.searchsorted(roots, label)]
-        big_roots = roots[~is_small]
-        comp_of = np.empty(len(label), dtype=np.int64)
-        # small components first, numbered as enumerate_options numbers them (by label)
-        comp_of[small] = np.searchsorted(np.unique(label[small]), label[small])
-        n_small = int(is_small.sum())
-        trees = []
-        for j, root in enumerate(big_roots):
-            nodes = np.flatnonzero(label == root)
-            comp_of[nodes] = n_small + j
-            trees.append(_Tree(red, lam, nodes))
-        return cls(red, lam, small, trees, comp_of)
+        trees = [_Tree(red, lam, np.flatnonzero(label == root)) for root in roots[~is_small]]
+        return cls(red, lam, small, trees)
 
     def menu(self, d: float, cap: int = TREE_MENU_CAP) -> Menu | None:
         """Every placement with rc < d of every component (None when a tree's menu exceeds `cap`)."""
@@ -157,21 +146,6 @@ class Lagrangian:
 
 def _cat(parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
     return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
-
-
-def component_use(red: Reduced, free_loc: np.ndarray, comp_of: np.ndarray,
-                  n_comp: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cost (C,) and side-row use (C, m) of each component under the placement `free_loc`."""
-    k = red.cross.shape[2]
-    f = np.arange(len(free_loc))
-    cost = np.bincount(comp_of, weights=red.unary_cost[f, free_loc], minlength=n_comp)
-    w = np.zeros((n_comp, red.m))
-    np.add.at(w, comp_of, red.unary_w[f, free_loc])
-    c = red.cross[free_loc[red.pair_u], free_loc[red.pair_v]]                   # (P, k)
-    owner = comp_of[red.pair_u]
-    cost += np.bincount(owner, weights=red.pair_cost * c.sum(axis=1), minlength=n_comp)
-    np.add.at(w[:, :k], owner, red.pair_gbps[:, None] * c)
-    return cost, w
 
 
 class _Tree:
