@@ -58,7 +58,9 @@ final class Holders<K> {
             return owners == null;
         }
         if (recording) {
-            undo.push(() -> putRaw(key, owner, prev));
+            // the first owner names the entry's role: put it back in front, the others at the end
+            undo.push(owners.firstOwner().equals(owner)
+                    ? () -> putFirst(key, owner, prev) : () -> putRaw(key, owner, prev));
         }
         return drop(key, owners, owner);
     }
@@ -118,6 +120,11 @@ final class Holders<K> {
 
     private void putRaw(K key, Owner owner, PhysicalRule.Role role) {
         put(key, byKey.get(key), owner, role);
+    }
+
+    private void putFirst(K key, Owner owner, PhysicalRule.Role role) {
+        OwnerRoles owners = byKey.get(key);
+        byKey.put(key, owners == null ? OwnerRoles.of(owner, role) : owners.withFirst(owner, role));
     }
 
     /** Removes {@code owner}'s hold on {@code key}; true when nobody holds it any more. */

@@ -16,6 +16,12 @@ sealed interface OwnerRoles {
     /** The set without {@code owner}; null when no owner is left. */
     OwnerRoles without(Owner owner);
 
+    /**
+     * The set with {@code owner} holding with {@code role} and coming first: what undoing the
+     * removal of the first owner needs. Copies a shared set's owners, so it is for rollbacks only.
+     */
+    OwnerRoles withFirst(Owner owner, PhysicalRule.Role role);
+
     /** The role {@code owner} gives, or null when it is not an owner. */
     PhysicalRule.Role roleOf(Owner owner);
 
@@ -47,6 +53,11 @@ sealed interface OwnerRoles {
         @Override
         public OwnerRoles without(Owner o) {
             return o.equals(owner) ? null : this;
+        }
+
+        @Override
+        public OwnerRoles withFirst(Owner o, PhysicalRule.Role r) {
+            return new Sole(o, r).with(owner, o.equals(owner) ? r : role);
         }
 
         @Override
@@ -83,6 +94,16 @@ sealed interface OwnerRoles {
         public OwnerRoles without(Owner o) {
             roles.remove(o);
             return roles.isEmpty() ? null : this;
+        }
+
+        @Override
+        public OwnerRoles withFirst(Owner o, PhysicalRule.Role r) {
+            LinkedHashMap<Owner, PhysicalRule.Role> rest = new LinkedHashMap<>(roles);
+            rest.remove(o);
+            roles.clear();
+            roles.put(o, r);
+            roles.putAll(rest);
+            return this;
         }
 
         @Override

@@ -50,9 +50,31 @@ class HoldersTest {
         holders.rollback();
         assertEquals(List.of(Owner.rule(1)), holders.owners("one"));
         assertEquals(Optional.of(COUNTING), holders.role("one"));
-        // the owners come back (at the end: an undo does not copy a shared entry's owners)
+        // the owners come back, the first one first (the others need not keep their order)
+        assertEquals(Owner.rule(1), holders.owners("two").get(0));
         assertEquals(Set.of(Owner.rule(1), Owner.rule(2)), Set.copyOf(holders.owners("two")));
         assertFalse(holders.held("new"));
+    }
+
+    @Test
+    void aRollbackPutsTheFirstOwnerAndItsRoleBackInFront() {
+        holders.add("k", Owner.rule(1), COUNTING);
+        holders.add("k", Owner.rule(2), DELIVERY);
+        holders.add("k", Owner.rule(3), DELIVERY);
+        holders.add("sole", Owner.rule(4), COUNTING);
+        holders.begin();
+        holders.remove("k", Owner.rule(1));
+        holders.add("k", Owner.rule(6), DELIVERY);
+        holders.remove("k", Owner.rule(2));
+        holders.remove("sole", Owner.rule(4));
+        holders.add("sole", Owner.rule(5), DELIVERY);
+        holders.rollback();
+        assertEquals(Owner.rule(1), holders.first("k").orElseThrow());
+        assertEquals(Optional.of(COUNTING), holders.role("k"));
+        assertEquals(Optional.of(1L), holders.countingRule("k"));
+        assertEquals(Set.of(Owner.rule(1), Owner.rule(2), Owner.rule(3)), Set.copyOf(holders.owners("k")));
+        assertEquals(List.of(Owner.rule(4)), holders.owners("sole"));
+        assertEquals(Optional.of(COUNTING), holders.role("sole"));
     }
 
     @Test
