@@ -73,3 +73,15 @@ def test_a_component_without_entries_is_refused():
     with pytest.raises(ValueError, match="every component"):
         rowdp.row_bounds(np.array([0, 2]), np.ones(2), np.ones((2, 1)), np.array([5.0]), np.array([1.0]),
                          0.0, 3, tol=0.0)
+
+
+def test_asked_to_stop_it_returns_nothing():
+    comp, cost, w, rhs, n_comp = _knapsack(np.random.default_rng(7), m=2, integer=False)
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 2
+
+    assert rowdp.row_bounds(comp, cost, w, rhs, np.array([1.0, 1.0]), 0.0, n_comp, 1e-7, stop) is None
+    assert len(asked) == 3

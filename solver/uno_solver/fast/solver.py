@@ -192,7 +192,9 @@ def _by_menus(master: Master, lp: Solution, incumbent: Point, rel_gap: float,
     d_full = target() - lag.lb + _margin(best)
     entries = np.flatnonzero(menu.rc < d_full)       # every component's cheapest entry has rc 0
     dp = rowdp.row_bounds(menu.comp[entries], menu.cost[entries], menu.w[entries], red.rhs, lam,
-                          red.const, menu.n_comp, lagrange.TOL)
+                          red.const, menu.n_comp, lagrange.TOL, out_of_time)
+    if dp is None:
+        return None, point()
     floor = min(max(dp.bound, lb), target())
     step = max(ABS_GAP, rel_gap * abs(best))
     ceiling = floor + step
