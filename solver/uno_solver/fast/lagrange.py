@@ -144,6 +144,14 @@ class Lagrangian:
                     _cat(ref, np.int64), small, extra_nodes, extra_locs, self.n_comp)
 
 
+def by_component(comp: np.ndarray, entries: np.ndarray) -> list[np.ndarray]:
+    """`entries` (indices into `comp`) split by their component, in increasing component order,
+    each part in its original order; components without an entry get no part."""
+    entries = entries[np.argsort(comp[entries], kind="stable")]
+    c = comp[entries]
+    return np.split(entries, np.flatnonzero(c[1:] != c[:-1]) + 1) if len(entries) else []
+
+
 def _cat(parts: list[np.ndarray], dtype: type = float) -> np.ndarray:
     return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 
@@ -253,16 +261,12 @@ def combinations(menu: Menu, d: float, bins: int = 512) -> float:
     keep = menu.rc < d
     count = np.zeros(bins)
     count[0] = 1.0
-    cell = np.minimum((menu.rc[keep] / d * bins).astype(np.int64), bins - 1)
-    comp = menu.comp[keep]
-    order = np.argsort(comp, kind="stable")
-    comp, cell = comp[order], cell[order]
-    starts = np.flatnonzero(np.r_[True, comp[1:] != comp[:-1]]) if len(comp) else np.zeros(0, np.int64)
-    for a, b in zip(starts, np.r_[starts[1:], len(comp)], strict=False):
-        if b - a == 1 and cell[a] == 0:
+    cell = np.minimum(menu.rc / d * bins, bins - 1).astype(np.int64)
+    for part in by_component(menu.comp, np.flatnonzero(keep)):
+        if len(part) == 1 and cell[part[0]] == 0:
             continue
         new = np.zeros(bins)
-        for c in cell[a:b]:
+        for c in cell[part]:
             new[c:] += count[:bins - c]
         count = new
     return float(count.sum())
@@ -293,10 +297,7 @@ def search(menu: Menu, red: Reduced, lam: np.ndarray, lb: float, target: float, 
     fixed_w = menu.w[single].sum(axis=0)
     fixed_cost = float(menu.cost[single].sum()) + red.const
     fixed_rc = float(menu.rc[single].sum())
-    multi = np.flatnonzero(cand & (count[menu.comp] > 1))
-    multi = multi[np.argsort(menu.comp[multi], kind="stable")]
-    bounds = np.flatnonzero(np.r_[True, menu.comp[multi][1:] != menu.comp[multi][:-1]]) if len(multi) else []
-    lists = [multi[a:b] for a, b in zip(bounds, np.r_[bounds[1:], len(multi)], strict=False)]
+    lists = by_component(menu.comp, np.flatnonzero(cand & (count[menu.comp] > 1)))
     lists.sort(key=len)
     m = red.m
     low_w = np.array([menu.w[entries].min(axis=0) for entries in lists]).reshape(-1, m)

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .lagrange import by_component
+
 CELLS = 4096      # grid cells of the exact row
 MAX_ROWS = 2      # rows tried as the exact one (those with the largest lam_r * rhs_r)
 _ROUND = 1e-9     # absorbs division error: q <= use/cell + _ROUND, so that integer sums of fewer
@@ -49,11 +51,9 @@ def row_bounds(comp: np.ndarray, cost: np.ndarray, w: np.ndarray, rhs: np.ndarra
     0..n_comp-1 (each has at least one), w.sum <= rhs + tol per row, least cost. `lam` >= 0 (m,):
     prices of the rows not kept exact. The result is the best of the rows tried, entry by entry;
     None when `stop` (asked once per component and pass) said to stop first."""
-    order = np.argsort(comp, kind="stable")
-    starts = np.searchsorted(comp[order], np.arange(n_comp + 1))
-    groups = [order[starts[c]:starts[c + 1]] for c in range(n_comp)]
-    if any(len(g) == 0 for g in groups):
+    if not np.array_equal(np.unique(comp), np.arange(n_comp)):
         raise ValueError("every component needs an entry")
+    groups = by_component(comp, np.arange(len(comp)))
     weight = lam * rhs
     rows = [int(r) for r in np.argsort(-weight, kind="stable")[:MAX_ROWS] if weight[r] > 0]
     best = RowBounds(-np.inf, np.full(len(cost), -np.inf))
@@ -80,11 +80,11 @@ def _one_row(groups: list[np.ndarray], cost: np.ndarray, w: np.ndarray, rhs: np.
     for j, g in enumerate(groups):
         q[g] = np.floor((w[g, r] - least[j]) / cell + _ROUND).astype(np.int64)
     # forward[j][c]: least val of components 0..j-1 using exactly c cells; backward[j][c]: of
-    # components j.., using at most c cells
+    # components j.., using at most c cells (backward[0] gives the bound: no forward[C] needed)
     empty = np.full(CELLS + 1, np.inf)
     empty[0] = 0.0
     forward = [empty]
-    for g in groups:
+    for g in groups[:-1]:
         if stop():
             return None
         forward.append(_add(forward[-1], g, q, val))

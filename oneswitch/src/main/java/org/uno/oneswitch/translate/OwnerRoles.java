@@ -57,7 +57,7 @@ sealed interface OwnerRoles {
 
         @Override
         public OwnerRoles withFirst(Owner o, PhysicalRule.Role r) {
-            return new Sole(o, r).with(owner, o.equals(owner) ? r : role);
+            return o.equals(owner) ? new Sole(o, r) : new Sole(o, r).with(owner, role);
         }
 
         @Override
