@@ -17,9 +17,10 @@ from uno_solver.instances import chain_graph, fig16_graph, random_graph, small_g
 from uno_solver.problem import compile_graph, evaluate
 
 
-@pytest.mark.parametrize("seed", range(0, 400, 4))
+@pytest.mark.parametrize("seed", sorted([*range(0, 400, 4), *range(3, 400, 4)]))
 def test_node_formulation_alone_finds_the_optimum(monkeypatch, seed, agrees_with_brute_force):
-    """With no component enumerated, every free node goes through the x/y formulation."""
+    """With no component enumerated, every free node goes through the x/y formulation, and the LP
+    dive runs on every component: it only proposes placements, so the optimum is unchanged."""
     monkeypatch.setattr(blocks, "MAX_OPTIONS", 1)
     agrees_with_brute_force(seed)
 
@@ -100,14 +101,6 @@ def test_bad_arguments(doc, bad, message):
         solve(Graph.from_dict(doc), **bad)
 
 
-@pytest.mark.parametrize("seed", range(3, 400, 4))
-def test_lp_dive_on_every_large_component_keeps_the_optimum(monkeypatch, seed, agrees_with_brute_force):
-    """The dive only proposes placements: with it on every large component the result is unchanged."""
-    monkeypatch.setattr(fast, "_DIVE_NODES", 0)
-    monkeypatch.setattr(blocks, "MAX_OPTIONS", 1)
-    agrees_with_brute_force(seed)
-
-
 def test_lp_dive_finds_a_feasible_placement_where_rounding_does_not():
     red = reduce(compile_graph(random_graph(500, 0, tight=True)))
     opts, large = blocks.split(red)
@@ -122,6 +115,25 @@ def test_lp_dive_finds_a_feasible_placement_where_rounding_does_not():
     # the LP optimum rounds to a placement about 14% above the dive's (277 vs 243 for the optimum)
     rounded = search(red, opts, large, master.roundings(lp.value, 16), lambda: False)
     assert found.cost < rounded.cost
+
+
+def test_a_time_limit_reached_in_the_dive_returns_its_placement(monkeypatch):
+    """The dive runs on large components of any size (here 407 nodes), and when the time runs out
+    during it, its placement is the answer, with the LP bound."""
+    now = [0.0]
+    dived = []
+
+    def dive_until_the_limit(*args):
+        dived.append(dive(*args))
+        now[0] = 100.0
+        return dived[-1]
+
+    monkeypatch.setattr(fast, "dive", dive_until_the_limit)
+    problem = compile_graph(random_graph(500, 0, tight=True))
+    out = fast.solve(problem, 1e-4, 10.0, lambda: now[0])
+    assert dived and dived[0] is not None
+    assert evaluate(problem, out.loc).objective == pytest.approx(dived[0].cost)
+    assert out.bound == pytest.approx(fast.root_bound(problem))
 
 
 @pytest.mark.parametrize("seed", range(0, 200, 5))
