@@ -1,0 +1,116 @@
+package org.uno.oneswitch.bench;
+
+import java.net.InetSocketAddress;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.unix.DomainSocketAddress;
+
+import org.uno.oneswitch.codec.Transport;
+
+/**
+ * A benchmark baseline: OneSwitch's runtime (JVM, Netty, the same epoll transport and single event
+ * loop) forwarding bytes between a TCP client and a bridge's Unix management socket without
+ * parsing them. The flow_mod benchmark compares OneSwitch with it to tell the cost of OneSwitch's
+ * own work from the cost of being a Java proxy at all.
+ *
+ * <pre>java -cp oneswitch.jar org.uno.oneswitch.bench.NullProxy PORT UNIX_SOCKET_PATH</pre>
+ * Listens on 127.0.0.1:PORT; each client gets its own connection to the bridge.
+ */
+public final class NullProxy {
+    private NullProxy() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        int port = args.length == 2 ? parsePort(args[0]) : -1;
+        if (port < 0) {
+            System.err.println("usage: NullProxy PORT UNIX_SOCKET_PATH (listens on 127.0.0.1:PORT)");
+            System.exit(2);
+        }
+        Transport transport = Transport.best();
+        if (!transport.unixSockets()) {
+            System.err.println("NullProxy: the epoll transport is not available");
+            System.exit(1);
+        }
+        EventLoopGroup loop = transport.newGroup("nullproxy-loop");
+        new ServerBootstrap().group(loop).channel(transport.serverChannel())
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel client) {
+                        client.pipeline().addLast(new ClientSide(loop, transport, args[1]));
+                    }
+                })
+                .bind(new InetSocketAddress("127.0.0.1", port)).sync().channel().closeFuture().sync();
+    }
+
+    private static int parsePort(String s) {
+        try {
+            int p = Integer.parseInt(s);
+            return p >= 1 && p <= 65535 ? p : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Copies each read of one side to the other, flushing at once, as OneSwitch flushes per batch. */
+    private static final class Forward extends ChannelInboundHandlerAdapter {
+        private final Channel to;
+
+        Forward(Channel to) {
+            this.to = to;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            to.writeAndFlush(msg, to.voidPromise());
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            to.close();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    /** The client's side: reading starts once the bridge connection is up. */
+    private static final class ClientSide extends ChannelInboundHandlerAdapter {
+        private final EventLoopGroup loop;
+        private final Transport transport;
+        private final String bridgeSocket;
+
+        ClientSide(EventLoopGroup loop, Transport transport, String bridgeSocket) {
+            this.loop = loop;
+            this.transport = transport;
+            this.bridgeSocket = bridgeSocket;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            Channel client = ctx.channel();
+            new Bootstrap().group(loop).channel(transport.domainSocketChannel())
+                    .handler(new Forward(client))
+                    .connect(new DomainSocketAddress(bridgeSocket))
+                    .addListener((ChannelFutureListener) f -> {
+                        if (!f.isSuccess()) {
+                            client.close();
+                            return;
+                        }
+                        client.pipeline().replace(this, "forward", new Forward(f.channel()));
+                        client.config().setAutoRead(true);
+                    });
+        }
+    }
+}
