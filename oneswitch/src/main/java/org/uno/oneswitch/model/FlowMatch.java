@@ -27,6 +27,9 @@ public final class FlowMatch {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     private static final OFOxm<?>[] NONE = new OFOxm<?>[0];
 
+    /** The in_port fields of all matches: one object per port. */
+    private static final Interner<OFOxm<?>> IN_PORTS = new Interner<>(4096);
+
     /** The match that selects every packet. */
     public static final FlowMatch ANY = new FlowMatch(NONE);
 
@@ -60,6 +63,11 @@ public final class FlowMatch {
             return ANY;
         }
         OFOxm<?>[] arr = list.toArray(NONE);
+        for (int i = 0; i < arr.length; i++) {
+            if (arr[i].getMatchField().id == MatchFields.IN_PORT) {
+                arr[i] = IN_PORTS.intern(arr[i]);
+            }
+        }
         Arrays.sort(arr, BY_FIELD);
         return new FlowMatch(arr);
     }

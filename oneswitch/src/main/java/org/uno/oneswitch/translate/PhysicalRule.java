@@ -29,7 +29,7 @@ public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instr
     public PhysicalRule {
         Objects.requireNonNull(switchId, "switchId");
         Objects.requireNonNull(key, "key");
-        instructions = List.copyOf(instructions);
+        instructions = Instruction.intern(instructions);
         Objects.requireNonNull(role, "role");
     }
 
