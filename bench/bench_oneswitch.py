@@ -187,10 +187,10 @@ def flow_mod_rates() -> dict:
         results = {}
         for name, w in workloads.items():
             results[name] = {}
-            # The proxies carry the client's own messages to the host bridge: the local workload's.
-            clients = {"direct": (direct, w["direct"]), **({b: (t, w["direct"]) for b, t in baselines.items()}
-                                                           if name == "local" else {}),
-                       "oneswitch": (virtual, w["oneswitch"])}
+            clients = {"direct": (direct, w["direct"])}
+            if name == "local":  # the proxies carry the client's own messages to the host bridge
+                clients.update({b: (target, w["direct"]) for b, target in baselines.items()})
+            clients["oneswitch"] = (virtual, w["oneswitch"])
             for mode in MODES:
                 trials = {client: [] for client in clients}
                 for _ in range(TRIALS):
