@@ -54,8 +54,9 @@ def main() -> int:
                     model.optimize()
                     gurobi_s = time.perf_counter() - start
                     fast = solve(graph, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT)
+                    optimal = model.Status == gurobipy.GRB.OPTIMAL
                     rows.append({"family": family, "T": "tight" if tight else "loose", "seed": seed,
-                                 "gurobi_seconds": round(gurobi_s, 4), "gurobi_optimal": model.Status == 2,
+                                 "gurobi_seconds": round(gurobi_s, 4), "gurobi_optimal": optimal,
                                  "gurobi_objective": model.ObjVal, "gurobi_nodes": int(model.NodeCount),
                                  "fast_seconds": round(fast.seconds, 4), "fast_status": fast.status,
                                  "fast_objective": fast.objective})

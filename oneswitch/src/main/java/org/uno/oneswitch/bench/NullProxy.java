@@ -46,7 +46,7 @@ public final class NullProxy {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel client) {
-                        client.pipeline().addLast(new ClientSide(loop, transport, args[1]));
+                        client.pipeline().addLast(new ClientSide(transport, args[1]));
                     }
                 })
                 .bind(new InetSocketAddress("127.0.0.1", port)).sync().channel().closeFuture().sync();
@@ -87,12 +87,10 @@ public final class NullProxy {
 
     /** The client's side: reading starts once the bridge connection is up. */
     private static final class ClientSide extends ChannelInboundHandlerAdapter {
-        private final EventLoopGroup loop;
         private final Transport transport;
         private final String bridgeSocket;
 
-        ClientSide(EventLoopGroup loop, Transport transport, String bridgeSocket) {
-            this.loop = loop;
+        ClientSide(Transport transport, String bridgeSocket) {
             this.transport = transport;
             this.bridgeSocket = bridgeSocket;
         }
@@ -100,7 +98,7 @@ public final class NullProxy {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             Channel client = ctx.channel();
-            new Bootstrap().group(loop).channel(transport.domainSocketChannel())
+            new Bootstrap().group(client.eventLoop()).channel(transport.domainSocketChannel())
                     .handler(new Forward(client))
                     .connect(new DomainSocketAddress(bridgeSocket))
                     .addListener((ChannelFutureListener) f -> {

@@ -12,18 +12,6 @@ public sealed interface Instruction
         permits Instruction.ApplyActions, Instruction.WriteActions, Instruction.ClearActions,
                 Instruction.GotoTable, Instruction.WriteMetadata, Instruction.Meter {
 
-    /**
-     * Instruction lists recur across rules (a learning switch's thousands of rules output to a
-     * handful of ports): entries keep one shared copy of each, which saves a rule five objects on
-     * each side of the translation, and with them most of the garbage collector's copying.
-     */
-    Interner<List<Instruction>> LISTS = new Interner<>(4096);
-
-    /** An immutable copy of {@code instructions}, shared with the equal lists other entries keep. */
-    static List<Instruction> intern(List<Instruction> instructions) {
-        return LISTS.intern(List.copyOf(instructions));
-    }
-
     /** Apply the actions immediately. */
     record ApplyActions(List<Action> actions) implements Instruction {
         public ApplyActions {

@@ -27,7 +27,7 @@ public final class VirtualRule {
     private VirtualRule(Builder b) {
         this.id = b.id;
         this.key = new RuleKey(b.table, b.priority, b.match);
-        this.instructions = Instruction.intern(b.instructions);
+        this.instructions = InstructionLists.of(b.instructions);
         this.cookie = b.cookie;
         this.flags = b.flags.isEmpty() ? Set.of() : Set.copyOf(b.flags);
         this.idleTimeout = b.idleTimeout;

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.InstructionLists;
 import org.uno.oneswitch.model.RuleKey;
 
 /**
@@ -29,7 +30,7 @@ public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instr
     public PhysicalRule {
         Objects.requireNonNull(switchId, "switchId");
         Objects.requireNonNull(key, "key");
-        instructions = Instruction.intern(instructions);
+        instructions = InstructionLists.of(instructions);
         Objects.requireNonNull(role, "role");
     }
 

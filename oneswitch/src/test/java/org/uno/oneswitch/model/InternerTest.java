@@ -6,7 +6,6 @@ import static org.uno.oneswitch.testing.Fixtures.OF13;
 import static org.uno.oneswitch.testing.Fixtures.inPort;
 import static org.uno.oneswitch.testing.Fixtures.match;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -17,15 +16,15 @@ class InternerTest {
     @Test
     void equalValuesShareOneInstanceUpToTheCapacity() {
         Interner<List<Integer>> interner = new Interner<>(2);
-        List<Integer> a = new ArrayList<>(List.of(1));
+        List<Integer> a = List.of(1);
         assertSame(a, interner.intern(a));
-        assertSame(a, interner.intern(new ArrayList<>(List.of(1))));
+        assertSame(a, interner.intern(List.of(1)));
         List<Integer> b = List.of(2);
         assertSame(b, interner.intern(b));
-        List<Integer> c = new ArrayList<>(List.of(3));
+        List<Integer> c = List.of(3);
         assertSame(c, interner.intern(c), "full: a new value is returned as it is");
         assertSame(c, interner.intern(c));
-        List<Integer> c2 = new ArrayList<>(List.of(3));
+        List<Integer> c2 = List.of(3);
         assertSame(c2, interner.intern(c2), "and not kept");
         assertSame(a, interner.intern(List.of(1)), "kept values are still shared");
     }
