@@ -2,6 +2,7 @@
 # and skips what is already done (stamps in .build/), so a second run is quick.
 #
 #   make test    build everything, then unit + integration tests (the CI gate)
+#   make test-under-load  the demo and migration tests again, one core kept busy (CI runs it too)
 #   make demo    the end-to-end demo on the emulated platform
 #   make bench   full-size benchmarks, results in bench/results/*.json
 #   make fuzz    longer fuzzing runs of the NF packet parsers
@@ -14,7 +15,7 @@ VPY := $(VENV)/bin/python
 STAMPS := .build
 PYTEST_ARGS ?=
 
-.PHONY: all deps venv oneswitch nfs lint test test-python test-java test-c demo bench fuzz clean check-root
+.PHONY: all deps venv oneswitch nfs lint test test-python test-java test-c test-under-load demo bench fuzz clean check-root
 
 all: deps venv oneswitch nfs
 
@@ -59,6 +60,12 @@ lint: venv
 test-python: venv
 	@$(VPY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make: pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# A real server is busy: what must hold under load (no migration loss) is run again with one core
+# kept busy by an unrelated process in its own cgroup (uno_platform.load.CpuHog).
+UNDER_LOAD_TESTS := tests/test_demo.py tests/agent/test_migration.py
+test-under-load: check-root all
+	$(VPY) -m pytest --cpu-hog $(PYTEST_ARGS) $(UNDER_LOAD_TESTS)
 
 test-java: oneswitch
 	@if [ -f oneswitch/pom.xml ]; then cd oneswitch && mvn -q -B test; fi

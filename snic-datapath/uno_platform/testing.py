@@ -7,6 +7,9 @@
 
 Every platform a test brings up is taken down when the test ends, and the test
 fails if anything of it could not be removed.
+
+`pytest --cpu-hog` runs the whole session with one core kept busy by an unrelated process in its
+own cgroup (`uno_platform.load.CpuHog`): a real server is never quiet.
 """
 from __future__ import annotations
 
@@ -18,7 +21,23 @@ import pytest
 
 import uno_platform
 from uno_platform.base import Platform
+from uno_platform.load import CpuHog
 from uno_platform.spec import TestbedSpec
+
+
+def pytest_addoption(parser):
+    parser.addoption("--cpu-hog", action="store_true",
+                     help="keep one core busy with an unrelated process (own cgroup) for the whole session")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cpu_hog(request):
+    """The session's CPU hog with --cpu-hog, else None."""
+    if not request.config.getoption("--cpu-hog"):
+        yield None
+        return
+    with CpuHog() as hog:
+        yield hog
 
 
 def unique_prefix() -> str:
