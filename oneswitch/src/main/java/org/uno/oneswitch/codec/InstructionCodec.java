@@ -55,7 +55,9 @@ public final class InstructionCodec {
         List<Instruction> out = new ArrayList<>(instructions.size());
         for (OFInstruction ins : instructions) {
             if (!seen.add(ins.getType())) {
-                throw new BadInstructionException(OFBadInstructionCode.DUP_INST, "instruction " + ins.getType()
+                // DUP_INST is OpenFlow 1.4's code and cannot be sent on a 1.3 connection (Open vSwitch sends
+                // an ONF experimenter error there, which openflowj cannot encode): the nearest 1.3 code.
+                throw new BadInstructionException(OFBadInstructionCode.UNSUP_INST, "instruction " + ins.getType()
                         + " appears twice");
             }
             out.add(decode(ins, table, tables, match));

@@ -19,6 +19,8 @@ import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.MatchCodec;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.OpenFlowException;
@@ -46,6 +48,7 @@ import org.uno.oneswitch.translate.Translation;
  * under the current port map; a refused request changes neither.
  */
 public final class FlowService {
+    private static final Logger LOG = LoggerFactory.getLogger(FlowService.class);
     private final VirtualFlowTable table;
     private final VirtualGroupTable groups;
     private final PlanService planner;
@@ -54,6 +57,7 @@ public final class FlowService {
     private final ControllerNotifier notifier;
     private final LongSupplier clock;
     private final Runnable changed;
+    private final Refusals refusals;
     private final Expiry expiry = new Expiry();
     private final ActionSetRule actionSets = new ActionSetRule();
     private long flowMods;
@@ -61,7 +65,8 @@ public final class FlowService {
     private boolean idlePollPending;
 
     public FlowService(VirtualFlowTable table, VirtualGroupTable groups, PlanService planner, Supplier<PortMap> ports,
-                       PhysicalNetwork net, ControllerNotifier notifier, LongSupplier clock, Runnable changed) {
+                       PhysicalNetwork net, ControllerNotifier notifier, LongSupplier clock, Runnable changed,
+                       Refusals refusals) {
         this.table = table;
         this.groups = groups;
         this.planner = planner;
@@ -70,9 +75,13 @@ public final class FlowService {
         this.notifier = notifier;
         this.clock = clock;
         this.changed = changed;
+        this.refusals = refusals;
     }
 
-    /** Applies {@code req}; physical errors caused by it go to {@code onError}. */
+    /**
+     * Applies {@code req}; the first physical error caused by it undoes it (see {@link Refusals})
+     * and goes to {@code onError}.
+     */
     public void flowMod(FlowModRequest req, PhysicalNetwork.ErrorListener onError) throws OpenFlowException {
         long start = System.nanoTime();
         try {
@@ -110,16 +119,58 @@ public final class FlowService {
                 : countersOf(notifiable(change.removals()));
         boolean reset = req.flags().contains(OFFlowModFlags.RESET_COUNTS);
         var diff = planner.replace(translations);
+        Map<Long, VirtualRule> before = new HashMap<>();
+        change.upserts().forEach(r -> table.byId(r.id()).ifPresent(old -> before.put(r.id(), old)));
         change.upserts().forEach(this::store);
         change.removals().forEach(r -> forget(r.id()));
         if (reset) {
             change.upserts().forEach(r -> planner.forgetCarried(r.id()));
         }
-        planner.send(diff.inOrder(), reset, onError);
+        planner.send(diff.inOrder(), reset, refusals.of(onError, () -> undo(change, before)));
         changed.run();
         if (finalCounts != null) {
             notifyRemoved(change.removals(), OFFlowRemovedReason.DELETE, finalCounts);
         }
+    }
+
+    /**
+     * Takes back a change a physical switch refused: every rule it stored returns to what it was
+     * ({@code before}, or absent), every rule it removed comes back. A rule a later request has
+     * changed since keeps that later request's state: the controller's newer word wins.
+     */
+    private void undo(TableChange change, Map<Long, VirtualRule> before) {
+        Map<Owner, Translation> translations = new LinkedHashMap<>();
+        List<VirtualRule> restore = new ArrayList<>();
+        List<Long> drop = new ArrayList<>();
+        try {
+            for (VirtualRule r : change.upserts()) {
+                if (table.byId(r.id()).filter(r::equals).isEmpty()) {
+                    continue;
+                }
+                VirtualRule old = before.get(r.id());
+                if (old == null) {
+                    translations.put(Owner.rule(r.id()), Translation.EMPTY);
+                    drop.add(r.id());
+                } else {
+                    translations.put(Owner.rule(r.id()), planner.translate(old, ports.get()));
+                    restore.add(old);
+                }
+            }
+            for (VirtualRule r : change.removals()) {
+                if (table.byId(r.id()).isEmpty()) {
+                    translations.put(Owner.rule(r.id()), planner.translate(r, ports.get()));
+                    restore.add(r);
+                }
+            }
+            planner.apply(translations, false, PlanService::logError);
+        } catch (OpenFlowException e) {
+            LOG.error("cannot undo a refused flow_mod (the virtual rules stay as the request left them): {}",
+                    e.describe());
+            return;
+        }
+        restore.forEach(this::store);
+        drop.forEach(this::forget);
+        changed.run();
     }
 
     /** Removes every rule that applies group {@code groupId} (the group is being deleted). */

@@ -5,11 +5,14 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
@@ -28,19 +31,22 @@ import org.uno.oneswitch.translate.Translation;
  * chains to cannot be deleted (CHAINED_GROUP), and chains cannot loop.
  */
 public final class GroupService {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupService.class);
     private final VirtualGroupTable table;
     private final PlanService planner;
     private final FlowService flows;
     private final Supplier<PortMap> ports;
     private final Runnable changed;
+    private final Refusals refusals;
 
     public GroupService(VirtualGroupTable table, PlanService planner, FlowService flows, Supplier<PortMap> ports,
-                        Runnable changed) {
+                        Runnable changed, Refusals refusals) {
         this.table = table;
         this.planner = planner;
         this.flows = flows;
         this.ports = ports;
         this.changed = changed;
+        this.refusals = refusals;
     }
 
     public void groupMod(GroupModRequest req, PhysicalNetwork.ErrorListener onError) throws OpenFlowException {
@@ -55,8 +61,10 @@ public final class GroupService {
                     throw new GroupModFailedException(OFGroupModFailedCode.UNKNOWN_GROUP, "no group " + g.id());
                 }
                 checkChains(g);
+                Optional<VirtualGroup> before = table.get(g.id());
                 try {
-                    planner.apply(Map.of(Owner.group(g.id()), planner.translate(g, ports.get())), false, onError);
+                    planner.apply(Map.of(Owner.group(g.id()), planner.translate(g, ports.get())), false,
+                            refusals.of(onError, () -> undo(g, before)));
                 } catch (TranslationConflictException e) {
                     throw new GroupModFailedException(OFGroupModFailedCode.BAD_BUCKET, e.getMessage());
                 }
@@ -81,6 +89,33 @@ public final class GroupService {
                 ids.forEach(table::remove);
             }
             default -> throw new IllegalStateException("command " + req.command());
+        }
+        changed.run();
+    }
+
+    /**
+     * Takes back an add or modify a physical switch refused: the group returns to {@code before}
+     * (or is gone), unless a later request has changed it since. Rules applying a group that was
+     * never accepted were refused too (their entries name a group the switch does not have).
+     */
+    private void undo(VirtualGroup refused, Optional<VirtualGroup> before) {
+        if (!table.get(refused.id()).filter(refused::equals).isPresent()) {
+            return;
+        }
+        try {
+            if (before.isPresent()) {
+                planner.apply(Map.of(Owner.group(refused.id()), planner.translate(before.get(), ports.get())), false,
+                        PlanService::logError);
+                table.put(before.get());
+            } else {
+                flows.removeUsersOf(refused.id());
+                planner.apply(Map.of(Owner.group(refused.id()), Translation.EMPTY), false, PlanService::logError);
+                table.remove(refused.id());
+            }
+        } catch (TranslationConflictException e) {
+            LOG.error("cannot undo a refused group_mod (group {} stays as the request left it): {}", refused.id(),
+                    e.describe());
+            return;
         }
         changed.run();
     }

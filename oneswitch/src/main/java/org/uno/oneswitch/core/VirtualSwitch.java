@@ -3,6 +3,7 @@ package org.uno.oneswitch.core;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
@@ -47,6 +48,8 @@ public final class VirtualSwitch implements PhysicalEvents {
     private final PacketService packets;
     private final Drains drains;
     private final Gate gate = new Gate();
+    private final PhysicalNetwork net;
+    private final Refusals refusals = new Refusals();
     private Runnable stateChanged = () -> {
     };
     private final RemapService remaps;
@@ -57,11 +60,13 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.datapathId = datapathId;
         this.tables = tables;
         this.topology = topology;
+        this.net = net;
         this.plan = new PhysicalPlan(new TagSpace());
         this.planner = new PlanService(plan, new Translator(topology), table, groupTable, net);
         Runnable changed = this::changed;
-        this.flows = new FlowService(table, groupTable, planner, portMap::current, net, notifier, clock, changed);
-        this.groups = new GroupService(groupTable, planner, flows, portMap::current, changed);
+        this.flows = new FlowService(table, groupTable, planner, portMap::current, net, notifier, clock, changed,
+                refusals);
+        this.groups = new GroupService(groupTable, planner, flows, portMap::current, changed, refusals);
         this.ports = new PortService(topology, portMap, net, notifier, planner, changed);
         try {
             planner.apply(Map.of(Owner.INFRASTRUCTURE, Infrastructure.of(topology, portMap.current())), false,
@@ -119,6 +124,16 @@ public final class VirtualSwitch implements PhysicalEvents {
 
     public ExplainService explain() {
         return explain;
+    }
+
+    /**
+     * Completes once everything sent to the switches so far is in effect on every connected switch,
+     * the undo of any request refused meanwhile included: the answer to a controller's barrier.
+     */
+    public CompletableFuture<Void> barrier() {
+        long undone = refusals.undone();
+        return net.barrier().thenCompose(v -> refusals.undone() == undone ? CompletableFuture.completedFuture(null)
+                : barrier());
     }
 
     /** Closed while a remap is being applied: controller requests and timeouts wait. */

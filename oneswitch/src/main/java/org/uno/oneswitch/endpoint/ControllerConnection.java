@@ -189,6 +189,11 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
             north.requests().handle(this, m);
         } catch (OpenFlowException e) {
             refuse(e, m);
+        } catch (RuntimeException e) {
+            // A defect in a handler must cost this one request, not the connection (Open vSwitch answers
+            // every request it cannot complete with an error and keeps the channel).
+            LOG.error("request xid={} ({}) from {} failed", m.getXid(), m.getType(), channel.remoteAddress(), e);
+            refuse(new BadRequestException(OFBadRequestCode.EPERM, "internal error: " + e), m);
         }
     }
 

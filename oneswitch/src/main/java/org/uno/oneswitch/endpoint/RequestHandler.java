@@ -75,7 +75,7 @@ final class RequestHandler {
             }
             case SET_ASYNC -> c.setAsync(AsyncConfig.of((OFAsyncSet) m));
             case GET_ASYNC_REQUEST -> c.send(c.async().reply(f, m.getXid()));
-            case BARRIER_REQUEST -> net.barrier().whenComplete((v, t) -> c.send(f.buildBarrierReply()
+            case BARRIER_REQUEST -> vs.barrier().whenComplete((v, t) -> c.send(f.buildBarrierReply()
                     .setXid(m.getXid()).build()));
             case FLOW_MOD -> {
                 requireWritable(c);
@@ -135,8 +135,22 @@ final class RequestHandler {
         }
     }
 
-    /** Physical errors caused by {@code request} reach the controller as errors of {@code request}. */
+    /**
+     * A physical error caused by {@code request} reaches the controller as the error of {@code
+     * request}, once: a switch answers one error per request, and OneSwitch's request may have been
+     * several physical messages on several switches.
+     */
     private static PhysicalNetwork.ErrorListener forwardErrors(ControllerConnection c, OFMessage request) {
-        return (switchId, error) -> c.refuse(PhysicalErrors.toVirtual(switchId, error), request);
+        return new PhysicalNetwork.ErrorListener() {
+            private boolean reported;
+
+            @Override
+            public void onError(String switchId, org.projectfloodlight.openflow.protocol.OFErrorMsg error) {
+                if (!reported) {
+                    reported = true;
+                    c.refuse(PhysicalErrors.toVirtual(switchId, error), request);
+                }
+            }
+        };
     }
 }

@@ -35,8 +35,20 @@ public abstract class OpenFlowException extends Exception {
         return code;
     }
 
-    /** The error message for a request with {@code xid}; {@code data} is the start of the request. */
+    /**
+     * The error message for a request with {@code xid}; {@code data} is the start of the request. A
+     * code the factory's version does not define becomes BAD_REQUEST/EPERM rather than no answer.
+     */
     public OFErrorMsg toErrorMsg(OFFactory factory, long xid, OFErrorCauseData data) {
+        try {
+            return encode(factory, xid, data);
+        } catch (IllegalArgumentException e) {
+            return factory.errorMsgs().buildBadRequestErrorMsg().setXid(xid).setCode(OFBadRequestCode.EPERM)
+                    .setData(data).build();
+        }
+    }
+
+    private OFErrorMsg encode(OFFactory factory, long xid, OFErrorCauseData data) {
         OFErrorMsgs e = factory.errorMsgs();
         if (code instanceof OFBadRequestCode c) {
             return e.buildBadRequestErrorMsg().setXid(xid).setCode(c).setData(data).build();

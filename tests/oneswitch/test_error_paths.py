@@ -1,0 +1,75 @@
+"""Requests that fail get exactly one OFPT_ERROR with their xid, the connection stays open, and a
+change a physical bridge refuses is not kept anywhere (issue 15, items 7 and 8; issue 16, point 7)."""
+from __future__ import annotations
+
+import pytest
+from oneswitch_stack import OfClient, ofctl, rest, switch_target, wait_for
+from test_reconcile import rules, vsctl
+
+pytestmark = pytest.mark.platform
+
+
+def errors_for(client: OfClient, xid: int) -> list:
+    """The messages received up to the next barrier reply that are errors of request `xid`."""
+    return [m for m in client.barrier() if m.msg_type == client.ofp.OFPT_ERROR and m.xid == xid]
+
+
+def test_two_apply_actions_instructions_get_one_error_and_the_connection_stays(oneswitch_stack):
+    stack = oneswitch_stack(controller=False, vms=1)
+    c = OfClient(stack.listen)
+    p, ofp = c.parser, c.ofp
+    apply = p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [p.OFPActionOutput(2)])
+    xid = c.send(p.OFPFlowMod(c.dp, priority=5, match=p.OFPMatch(in_port=1), instructions=[apply, apply]))
+    errors = errors_for(c, xid)
+    assert len(errors) == 1 and errors[0].type == ofp.OFPET_BAD_INSTRUCTION, errors
+    assert c.echo(b"still open")
+    c.close()
+
+
+def test_a_rule_the_bridges_refuse_is_not_kept_and_is_reported_once(oneswitch_stack):
+    # A VLAN match without the present bit, then pop_vlan: Open vSwitch refuses the action
+    # (BAD_ACTION/MATCH_INCONSISTENT). The rule has no ingress port, so both bridges get it.
+    stack = oneswitch_stack(controller=False, vms=1)
+    ofctl(stack.target, "add-flow", "priority=10,in_port=1,actions=output:2")
+    before = {sw: rules(stack.platform, sw) for sw in ("host", "snic0")}
+    c = OfClient(stack.listen)
+    p, ofp = c.parser, c.ofp
+    pop = p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [p.OFPActionPopVlan(), p.OFPActionOutput(1)])
+    xid = c.send(p.OFPFlowMod(c.dp, priority=6, match=p.OFPMatch(vlan_vid=0x00ce), instructions=[pop]))
+    errors = errors_for(c, xid)
+    assert len(errors) == 1 and errors[0].type == ofp.OFPET_BAD_ACTION, errors
+
+    virtual = ofctl(stack.target, "dump-flows").stdout
+    assert "priority=6" not in virtual, virtual
+    status, explained = rest(stack.rest, "GET", "/v1/explain")
+    assert status == 200 and [r["priority"] for r in explained["rules"]] == [10], explained
+    # after the barrier, the bridges hold exactly what they held before the refused request
+    assert {sw: rules(stack.platform, sw) for sw in ("host", "snic0")} == before
+
+    # A reconnecting bridge is made equal to the plan: the refused rule is not tried again.
+    bridge = stack.platform.switch("host")["bridge"]
+    target = vsctl(stack.platform, "host", "get-controller", bridge)
+    vsctl(stack.platform, "host", "del-controller", bridge)
+    wait_for(lambda: rules(stack.platform, "host") == [], 10, "Open vSwitch to drop the flows")
+    vsctl(stack.platform, "host", "set-controller", bridge, target)
+    wait_for(lambda: rules(stack.platform, "host") == before["host"], 30, "OneSwitch to reinstall the plan")
+    assert "refused a change OneSwitch made on its own" not in stack.oneswitch.tail(200)
+    assert c.echo()
+    c.close()
+
+
+def test_a_group_the_bridges_refuse_is_not_kept(oneswitch_stack):
+    # set_field of a VLAN id without the present bit: Open vSwitch refuses it (BAD_ACTION/BAD_SET_ARGUMENT).
+    stack = oneswitch_stack(controller=False, vms=1)
+    c = OfClient(stack.listen)
+    p, ofp = c.parser, c.ofp
+    bucket = p.OFPBucket(actions=[p.OFPActionSetField(vlan_vid=5), p.OFPActionOutput(1)])
+    xid = c.send(p.OFPGroupMod(c.dp, ofp.OFPGC_ADD, ofp.OFPGT_ALL, 7, [bucket]))
+    errors = errors_for(c, xid)
+    assert len(errors) == 1 and errors[0].type == ofp.OFPET_BAD_ACTION, errors
+    groups = ofctl(stack.target, "dump-groups").stdout
+    assert "group_id=7" not in groups, groups
+    for sw in ("host", "snic0"):
+        physical = ofctl(switch_target(stack.platform, sw), "dump-groups").stdout
+        assert "set_field" not in physical, physical
+    c.close()
