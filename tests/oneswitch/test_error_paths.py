@@ -73,3 +73,21 @@ def test_a_group_the_bridges_refuse_is_not_kept(oneswitch_stack):
         physical = ofctl(switch_target(stack.platform, sw), "dump-groups").stdout
         assert "set_field" not in physical, physical
     c.close()
+
+
+def test_an_oversize_packet_out_is_refused_and_the_bridges_stay_connected(oneswitch_stack):
+    # A frame that would come back in a PACKET_IN longer than OpenFlow's 16-bit length made the
+    # host bridge send a PACKET_IN whose length wrapped to 0, which dropped its connection.
+    stack = oneswitch_stack(controller=False, vms=1)
+    c = OfClient(stack.listen)
+    p, ofp = c.parser, c.ofp
+    frame = bytes.fromhex("ffffffffffff020000000101" "0800") + bytes(65494 - 14)
+    xid = c.send(p.OFPPacketOut(c.dp, buffer_id=ofp.OFP_NO_BUFFER, in_port=ofp.OFPP_CONTROLLER,
+                                actions=[p.OFPActionOutput(ofp.OFPP_CONTROLLER, ofp.OFPCML_NO_BUFFER)], data=frame))
+    errors = errors_for(c, xid)
+    assert len(errors) == 1 and errors[0].type == ofp.OFPET_BAD_REQUEST, errors
+    status, health = rest(stack.rest, "GET", "/v1/health")
+    assert status == 200 and all(s["connected"] for s in health["switches"]), health
+    assert "closing connection of switch" not in stack.oneswitch.tail(200)
+    assert c.echo()
+    c.close()

@@ -41,6 +41,13 @@ import org.uno.oneswitch.model.PortMapping;
  */
 final class RequestHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+    /**
+     * The longest frame a PACKET_OUT may carry. A frame the bridges return to OneSwitch in a
+     * PACKET_IN must fit OpenFlow's 16-bit message length with the PACKET_IN's header and match,
+     * and with what actions push on the way (VLAN, MPLS, OneSwitch's flow-id tag): a longer one
+     * made Open vSwitch send a PACKET_IN whose length wrapped to 0, which no receiver can frame.
+     */
+    static final int MAX_PACKET_OUT_FRAME = 0xffff - 256;
     private static final Set<OFCapabilities> CAPABILITIES = EnumSet.of(OFCapabilities.FLOW_STATS,
             OFCapabilities.TABLE_STATS, OFCapabilities.PORT_STATS);
 
@@ -112,6 +119,10 @@ final class RequestHandler {
         if (!po.getBufferId().equals(OFBufferId.NO_BUFFER)) {
             throw new BadRequestException(OFBadRequestCode.BUFFER_UNKNOWN, "buffer " + po.getBufferId()
                     + " unknown: OneSwitch never buffers packets");
+        }
+        if (po.getData().length > MAX_PACKET_OUT_FRAME) {
+            throw new BadRequestException(OFBadRequestCode.BAD_PACKET, "a frame of " + po.getData().length
+                    + " bytes is longer than " + MAX_PACKET_OUT_FRAME + " (it could not come back in a PACKET_IN)");
         }
         vs.packets().packetOut(po.getInPort(), InstructionCodec.decodeActions(po.getActions(), null), po.getData(),
                 forwardErrors(c, po));

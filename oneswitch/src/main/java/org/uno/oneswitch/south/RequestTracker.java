@@ -117,6 +117,23 @@ final class RequestTracker {
         return true;
     }
 
+    /**
+     * A message with {@code xid} arrived that could not be decoded: a request waiting for it fails
+     * (a barrier completes, as a reply would); anything else is only logged by the caller.
+     */
+    void undecodable(long xid, String reason) {
+        Pending p = pending.remove(xid);
+        if (p == null) {
+            return;
+        }
+        if (p.barrier != null) {
+            p.barrier.complete(null);
+        } else {
+            p.future.completeExceptionally(new IllegalStateException(name.get() + " sent an undecodable reply: "
+                    + reason));
+        }
+    }
+
     /** Fails every pending request (the connection closed). */
     void failAll() {
         for (Pending p : pending.values()) {

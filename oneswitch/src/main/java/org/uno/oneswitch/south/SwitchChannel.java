@@ -17,12 +17,14 @@ import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.DeferredFlush;
 import org.uno.oneswitch.codec.Hellos;
 import org.uno.oneswitch.codec.Undecodable;
+import org.uno.oneswitch.log.RateLimitedLog;
 
 /**
  * What every OpenFlow 1.3 connection between OneSwitch and a physical switch does: HELLO, echo,
- * idle probing, request tracking, and closing on anything undecodable (a switch that sends garbage
- * is not one to trust). Subclasses say what happens once negotiated, with other messages, and at
- * the end.
+ * idle probing, request tracking. A message that does not decode while the stream's framing is
+ * intact costs only itself (a request waiting for it fails); broken framing closes the connection,
+ * since nothing after it can be read. Subclasses say what happens once negotiated, with other
+ * messages, and at the end.
  */
 abstract class SwitchChannel extends SimpleChannelInboundHandler<Object> {
     private static final Logger LOG = LoggerFactory.getLogger(SwitchChannel.class);
@@ -30,6 +32,7 @@ abstract class SwitchChannel extends SimpleChannelInboundHandler<Object> {
 
     private final int maxIdleProbes;
     private int idleProbes;
+    private final RateLimitedLog undecodable = new RateLimitedLog(10_000);
     Channel channel;
     DeferredFlush out;
     RequestTracker tracker;
@@ -72,8 +75,13 @@ abstract class SwitchChannel extends SimpleChannelInboundHandler<Object> {
     protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
         idleProbes = 0;
         if (msg instanceof Undecodable u) {
-            LOG.warn("closing connection of switch {}: {}", name(), u);
-            ctx.close();
+            if (u.fatal()) {
+                LOG.warn("closing connection of switch {}: {}", name(), u);
+                ctx.close();
+            } else {
+                undecodable.log(LOG, "switch {} sent a message OneSwitch cannot decode (skipped): {}", name(), u);
+                tracker.undecodable(u.xid(), u.reason());
+            }
             return;
         }
         OFMessage m = (OFMessage) msg;
