@@ -9,7 +9,7 @@ Every platform a test brings up is taken down when the test ends, and the test
 fails if anything of it could not be removed.
 
 `pytest --cpu-hog` runs the whole session with one core kept busy by an unrelated process in its
-own cgroup (`uno_platform.load.CpuHog`): a real server is never quiet.
+own cgroup (`uno_platform.cpu_hog.CpuHog`): a real server is never quiet.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import pytest
 
 import uno_platform
 from uno_platform.base import Platform
-from uno_platform.load import CpuHog
+from uno_platform.cpu_hog import CpuHog
 from uno_platform.spec import TestbedSpec
 
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from uno_platform.load import CpuHog
+from uno_platform.cpu_hog import CpuHog
 
 pytestmark = pytest.mark.platform
 
