@@ -81,7 +81,8 @@ final class RequestHandler {
             }
             case SET_ASYNC -> c.setAsync(AsyncConfig.of((OFAsyncSet) m));
             case GET_ASYNC_REQUEST -> c.send(c.async().reply(f, m.getXid()));
-            case BARRIER_REQUEST -> CompletableFuture.allOf(net.barrier(), vs.state().durable())
+            case BARRIER_REQUEST -> CompletableFuture.allOf(net.barrier(), vs.state().durable()
+                            .exceptionallyCompose(undone -> net.barrier()))
                     .whenComplete((v, t) -> c.send(f.buildBarrierReply().setXid(m.getXid()).build()));
             case FLOW_MOD -> {
                 requireWritable(c);
