@@ -8,12 +8,14 @@ from __future__ import annotations
 import contextlib
 import pathlib
 import random
+import re
 import subprocess
 
 import pytest
-from oneswitch_stack import OfClient, ofctl, rest, switch_target, wait_for
+from oneswitch_stack import OfClient, free_port, ofctl, rest, revalidate, start_oneswitch, switch_target, wait_for
+from uno_oneswitch import killcheck, statefile
 
-from uno_oneswitch import killcheck
+from uno_platform.traffic import ping
 
 pytestmark = pytest.mark.platform
 
@@ -147,3 +149,63 @@ def test_a_read_only_directory_refuses_changes_until_it_is_writable(oneswitch_st
                                   "Read-only file system")
         finally:
             stack.oneswitch.stop()
+
+
+def answers(rest_port: int) -> bool:
+    try:
+        return rest(rest_port, "GET", "/v1/health")[0] == 200
+    except OSError:
+        return False
+
+
+def counts(listen: int) -> dict[str, int]:
+    """n_packets of each virtual rule, by its match (through OneSwitch's passive listener)."""
+    out = {}
+    for line in ofctl(f"tcp:127.0.0.1:{listen}", "dump-flows").stdout.splitlines()[1:]:
+        out[re.search(r"(priority=\S+) actions", line)[1]] = int(re.search(r"n_packets=(\d+)", line)[1])
+    return out
+
+
+def test_counters_survive_restarts_also_without_the_bridges_entries(oneswitch_stack, tmp_path):
+    """Issue 16: a restored rule deleted before the bridges reconnect reports what it counted before the restart in its
+    FLOW_REMOVED (not 0/0), and a rule whose bridge lost its entries while OneSwitch was down goes on from its saved
+    counts."""
+    state = tmp_path / "state.json"
+    stack = durable_stack(oneswitch_stack, state)
+    ofctl(stack.target, "add-flow", "priority=10,in_port=1,send_flow_rem,actions=output:2")
+    ofctl(stack.target, "add-flow", "priority=10,in_port=2,actions=output:1")
+    revalidate(stack.platform)
+    vms = stack.platform.description["vms"]
+    assert ping(vms[0]["netns"], vms[1]["ip"].split("/")[0], count=5)
+    revalidate(stack.platform)  # the bridges' counters follow their datapaths'
+    before = counts(stack.listen)
+    assert before["priority=10,in_port=1"] >= 5 and before["priority=10,in_port=2"] >= 5, before
+    stack.oneswitch.stop()  # SIGTERM: a last snapshot with the counters the bridges report
+    saved = {r["id"]: r.get("counters") for r in statefile.read(state)[0]["rules"]}
+    assert all(saved.values()), saved
+
+    # Restarted where the bridges do not connect: the rules show their saved counts, and a deleted one reports them.
+    alone = start_oneswitch(f"{stack.platform.description['state_dir']}/platform.json", tmp_path / "alone.log",
+                            listen=stack.listen, south=free_port(), rest_port=stack.rest, controller=None,
+                            extra=["--state-file", str(state)])
+    try:
+        wait_for(lambda: answers(stack.rest), 30, "OneSwitch without its bridges")
+        assert counts(stack.listen) == before
+        client = OfClient(stack.listen)
+        p, ofp = client.parser, client.ofp
+        client.send(p.OFPSetConfig(client.dp, 0, 128))  # a service connection asks for asynchronous messages
+        client.send(p.OFPFlowMod(client.dp, table_id=0, command=ofp.OFPFC_DELETE_STRICT, priority=10,
+                                 out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY, match=p.OFPMatch(in_port=1)))
+        removed = [m for m in client.barrier() if m.msg_type == ofp.OFPT_FLOW_REMOVED]
+        client.close()
+        assert len(removed) == 1 and removed[0].packet_count == before["priority=10,in_port=1"], removed
+        assert removed[0].byte_count > 0
+    finally:
+        alone.stop()
+
+    # The host bridge loses its table while OneSwitch is down: the rule put back goes on from its saved counts.
+    ofctl(switch_target(stack.platform, "host"), "del-flows")
+    stack.restart()
+    after = counts(stack.listen)
+    assert "priority=10,in_port=1" not in after
+    assert after["priority=10,in_port=2"] == before["priority=10,in_port=2"], (before, after)

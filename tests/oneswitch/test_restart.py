@@ -16,7 +16,6 @@ import time
 import pytest
 from oneswitch_stack import ofctl, revalidate, switch_target, wait_for
 from test_remap import socket_drops
-
 from uno_oneswitch import statefile
 
 from uno_platform.cgroups import preexec_join
