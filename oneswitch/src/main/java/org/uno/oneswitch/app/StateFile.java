@@ -75,7 +75,7 @@ public final class StateFile {
         }
         try {
             StateRecords.Parsed parsed = StateRecords.parse(data);
-            SavedState state = StateReplay.replay(parsed.records(), tables, System.currentTimeMillis());
+            SavedState state = StateReplay.replay(parsed.records(), tables);
             return Optional.of(new Loaded(state, parsed.records().size(), parsed.tornTail()));
         } catch (StateRecords.DamagedException e) {
             throw new ConfigException("state file " + file + " is damaged: " + e.getMessage());

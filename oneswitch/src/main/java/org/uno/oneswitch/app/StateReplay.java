@@ -82,8 +82,7 @@ final class StateReplay {
     }
 
     /** The state {@code records} hold, for a virtual switch with {@code tables} tables. */
-    static SavedState replay(List<StateRecords.Record> records, int tables, long nowMillis)
-            throws StateRecords.DamagedException {
+    static SavedState replay(List<StateRecords.Record> records, int tables) throws StateRecords.DamagedException {
         StateReplay r = new StateReplay(tables);
         for (StateRecords.Record rec : records) {
             String where = "record " + (rec.index() + 1) + " at byte " + rec.offset();

@@ -37,7 +37,7 @@ import org.uno.oneswitch.core.StateLog;
  */
 final class StateWriter implements StateLog.Sink {
     private static final Logger LOG = LoggerFactory.getLogger(StateWriter.class);
-    /** The journal is compacted into a snapshot once larger than this and than twice the last snapshot. */
+    /** The journal is compacted into a snapshot once larger than this and than four times the last snapshot. */
     static final long COMPACT_MIN_BYTES = 16L << 20;
 
     private final Path file;
@@ -187,7 +187,7 @@ final class StateWriter implements StateLog.Sink {
                 d.force(true);
             }
             broken = false;
-            compactAt = Math.max(COMPACT_MIN_BYTES, 2 * snapshotBytes);
+            compactAt = Math.max(COMPACT_MIN_BYTES, 4 * snapshotBytes);
             compactionAsked = false;
             settle(f, null);
         } catch (IOException | RuntimeException e) {

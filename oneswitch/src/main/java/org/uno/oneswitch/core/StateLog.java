@@ -2,6 +2,7 @@ package org.uno.oneswitch.core;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ import org.uno.oneswitch.translate.TagSpace;
  * log. Every change of the stores is recorded with the value it replaced; the changes made while
  * one record is being written and synced are gathered into the next record, so one fsync covers
  * all of them however many flow_mods they were. Snapshots (with the rules' counters) replace the
- * journal from time to time, on the writer's threads.
+ * journal when it has grown, and every {@value #SNAPSHOT_INTERVAL_MS} ms, on the writer's threads.
  *
  * <p>Invariants: {@link #durable()} completes only once every change made before the call is on
  * disk, and acknowledgements (barrier replies, REST answers) wait for it. A failed write makes the
@@ -120,6 +121,8 @@ public final class StateLog implements ChangeListener {
     private boolean submitScheduled;
     private boolean recording = true;
     private CompletableFuture<Void> snapshotRunning;
+    /** The counters the last counted snapshot read (by rule id): what the others save. */
+    private Map<Long, RuleCounters> lastCounted = Map.of();
     private String degraded;
     /** The last record number when the log went degraded: only a later snapshot ends it. */
     private long degradedAt;
@@ -153,7 +156,7 @@ public final class StateLog implements ChangeListener {
         groupTable.setListener(this);
         portMap.setListener(this);
         timers.schedule(SNAPSHOT_INTERVAL_MS, this::periodicSnapshot);
-        return snapshot();
+        return snapshot(true);
     }
 
     /** Whether changes are logged (a state file is configured). */
@@ -208,13 +211,13 @@ public final class StateLog implements ChangeListener {
     /** Asks for a snapshot soon (the journal has grown). */
     public void snapshotWanted() {
         if (degraded == null) {
-            snapshot();
+            snapshot(false);
         }
     }
 
     /** Writes a snapshot with the counters now (at shutdown); completes when it is on disk. */
     public CompletableFuture<Void> close() {
-        return sink == null ? CompletableFuture.completedFuture(null) : snapshot();
+        return sink == null ? CompletableFuture.completedFuture(null) : snapshot(true);
     }
 
     public Status status() {
@@ -417,7 +420,7 @@ public final class StateLog implements ChangeListener {
         if (degraded == null) {
             return;
         }
-        snapshot().whenComplete((v, t) -> {
+        snapshot(false).whenComplete((v, t) -> {
             if (t != null && degraded != null) {
                 retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
                 timers.schedule(retryMs, this::retry);
@@ -427,17 +430,20 @@ public final class StateLog implements ChangeListener {
 
     private void periodicSnapshot() {
         if (degraded == null && ruleTable.size() > 0) {
-            snapshot();
+            snapshot(true);
         }
         timers.schedule(SNAPSHOT_INTERVAL_MS, this::periodicSnapshot);
     }
 
     /**
-     * Takes a snapshot of the state now and has it written with the counters; one at a time.
-     * Healthy, the open changes are first sent as a record of their own (the snapshot's number is
-     * theirs); degraded, they are simply part of the snapshot (nothing waits for them).
+     * Takes a snapshot of the state now and has it written; one at a time. A {@code counted} one
+     * (at start, every {@value #SNAPSHOT_INTERVAL_MS} ms, at shutdown) reads the rules' counters
+     * from the switches, which costs a dump of their tables; the others (compaction, recovery)
+     * save the counters the last counted one read. Healthy, the open changes are first sent as a
+     * record of their own (the snapshot's number is theirs); degraded, they are simply part of the
+     * snapshot (nothing waits for them).
      */
-    private CompletableFuture<Void> snapshot() {
+    private CompletableFuture<Void> snapshot(boolean counted) {
         if (snapshotRunning != null) {
             return snapshotRunning;
         }
@@ -451,7 +457,23 @@ public final class StateLog implements ChangeListener {
         tagsWritten = tags.version();
         SavedState state = host.save();
         sink.snapshotStarts(at);
-        CompletableFuture<Void> done = host.withCounters(state).thenCompose(s -> sink.snapshot(at, s));
+        CompletableFuture<SavedState> full;
+        if (counted) {
+            full = host.withCounters(state).thenApply(s -> {
+                lastCounted = s.counters();
+                return s;
+            });
+        } else {
+            Map<Long, RuleCounters> kept = new HashMap<>();
+            state.rules().forEach(r -> {
+                RuleCounters c = lastCounted.get(r.id());
+                if (c != null) {
+                    kept.put(r.id(), c);
+                }
+            });
+            full = CompletableFuture.completedFuture(state.withCounters(kept));
+        }
+        CompletableFuture<Void> done = full.thenCompose(s -> sink.snapshot(at, s));
         snapshotRunning = done;
         done.whenComplete((v, t) -> {
             snapshotRunning = null;

@@ -124,10 +124,7 @@ public final class RestApi {
      * it changed is on disk, or 503 if it was undone because it could not be written.
      */
     private CompletableFuture<Response> durably(Change change) throws HttpError {
-        if (vs.state().unavailable().isPresent()) {
-            throw new HttpError(503, vs.state().unavailable().get() + ": OneSwitch refuses changes until its state file "
-                    + "can be written again");
-        }
+        vs.state().requireWritable(reason -> new HttpError(503, reason));
         return change.apply().thenCompose(r -> vs.state().durable().handle((v, t) -> {
             if (t != null) {
                 throw new CompletionException(new HttpError(503, "the change was undone: " + t.getMessage()));

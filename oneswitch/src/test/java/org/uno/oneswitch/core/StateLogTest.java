@@ -166,5 +166,12 @@ class StateLogTest {
         RuleCounters c = last.counters().get(last.rules().get(0).id());
         assertEquals(new Counts(48, 4704), c.bySwitch().get("host"));
         assertEquals(Counts.ZERO, c.carried());
+        sink.snapshotsWritten();
+
+        f.net.count(entry.getCookie(), 1000, 98000);
+        log.snapshotWanted();
+        SavedState compacted = sink.snapshots.get(sink.snapshots.size() - 1);
+        assertEquals(c, compacted.counters().get(last.rules().get(0).id()),
+                "a compaction saves what the last counted snapshot read, without dumping the switches' tables");
     }
 }
