@@ -215,9 +215,14 @@ public final class StateLog implements ChangeListener {
         }
     }
 
-    /** Writes a snapshot with the counters now (at shutdown); completes when it is on disk. */
+    /** Writes a snapshot with the counters now (at shutdown, after one running); completes when it is on disk. */
     public CompletableFuture<Void> close() {
-        return sink == null ? CompletableFuture.completedFuture(null) : snapshot(true);
+        if (sink == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> running = snapshotRunning;
+        return running == null || running.isDone() ? snapshot(true)
+                : running.handle((v, t) -> null).thenCompose(v -> snapshot(true));
     }
 
     public Status status() {
@@ -444,7 +449,7 @@ public final class StateLog implements ChangeListener {
      * snapshot (nothing waits for them).
      */
     private CompletableFuture<Void> snapshot(boolean counted) {
-        if (snapshotRunning != null) {
+        if (snapshotRunning != null && !snapshotRunning.isDone()) {
             return snapshotRunning;
         }
         if (degraded == null) {

@@ -39,6 +39,8 @@ import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.PhysicalErrors;
 import org.uno.oneswitch.error.PortModFailedException;
+import org.uno.oneswitch.model.FlowModRequest;
+import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.PortMapping;
 
 /**
@@ -81,17 +83,21 @@ final class RequestHandler {
             }
             case SET_ASYNC -> c.setAsync(AsyncConfig.of((OFAsyncSet) m));
             case GET_ASYNC_REQUEST -> c.send(c.async().reply(f, m.getXid()));
+            // With a state file, also once every change before it is on disk; changes that could not be
+            // written were undone (their requests got errors), and the switches answer a barrier after that.
             case BARRIER_REQUEST -> CompletableFuture.allOf(net.barrier(), vs.state().durable()
                             .exceptionallyCompose(undone -> net.barrier()))
                     .whenComplete((v, t) -> c.send(f.buildBarrierReply().setXid(m.getXid()).build()));
             case FLOW_MOD -> {
                 requireWritable(c);
-                durably(c, m, () -> vs.flows().flowMod(FlowModCodec.decode((OFFlowMod) m, vs.tables()),
-                        forwardErrors(c, m)), r -> new FlowModFailedException(OFFlowModFailedCode.EPERM, r));
+                FlowModRequest req = FlowModCodec.decode((OFFlowMod) m, vs.tables());
+                durably(c, m, () -> vs.flows().flowMod(req, forwardErrors(c, m)),
+                        r -> new FlowModFailedException(OFFlowModFailedCode.EPERM, r));
             }
             case GROUP_MOD -> {
                 requireWritable(c);
-                durably(c, m, () -> vs.groups().groupMod(GroupModCodec.decode((OFGroupMod) m), forwardErrors(c, m)),
+                GroupModRequest req = GroupModCodec.decode((OFGroupMod) m);
+                durably(c, m, () -> vs.groups().groupMod(req, forwardErrors(c, m)),
                         r -> new GroupModFailedException(OFGroupModFailedCode.EPERM, r));
             }
             case PACKET_OUT -> {
