@@ -11,7 +11,9 @@
    runs alternate after a warm-up of OneSwitch's JIT; the median of the trials is kept. Target ratio 0.7.
    Two proxies that parse nothing run the local workload in the same alternation: `nullproxy.c` (C, one epoll
    loop) is the ceiling of any proxy in front of the bridge on this machine, OneSwitch's own `NullProxy` (the same
-   JVM, Netty transport and event loop) the floor of a Java one; OneSwitch's ratio is read against both.
+   JVM, Netty transport and event loop) the floor of a Java one; OneSwitch's ratio is read against both. A second
+   OneSwitch with a state file (on this machine's disk; a barrier reply waits until everything before it is synced)
+   runs the local workload in the same alternation, on a platform of its own: the cost of durability.
 2. translation (results/oneswitch-translation.json): the UNO paper's §5.4 workload, 3,024 random OpenFlow 1.3
    virtual rules on one host and two sNIC switches, installed through OneSwitch and verified by the differential
    verifier with 20,000 random packets; physical rules per virtual rule (paper: 6,810 for 3,024, 2.3x), and the
@@ -19,6 +21,9 @@
 3. remap (results/oneswitch-remap.json): latency of `PUT /v1/ports/{n}` moving a port with a handful of rules
    between the host and the sNIC, among a thousand other rules, as OneSwitch reports it and as the REST client
    sees it.
+4. kill (results/oneswitch-kill.json): 20,000 rules installed through OneSwitch with a state file (a barrier every
+   50), SIGKILLed at 10 random points and restarted; after each restart every acknowledged rule must be back, in
+   OneSwitch and on the host bridge, rule by rule (uno_oneswitch.killcheck).
 """
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ import subprocess
 import tempfile
 import time
 
+from uno_oneswitch import killcheck
 from uno_oneswitch.client import rest
 from uno_oneswitch.ofclient import OfClient
 from uno_oneswitch.stack import (
@@ -66,6 +72,7 @@ WARMUP_RUNS = 5
 PAPER_RULES, PAPER_PHYSICAL = 3024, 6810
 PACKETS = 20000
 REMAPS = 100
+KILL_RULES, KILLS = 20000, 10
 NULL_PROXY_C = pathlib.Path(__file__).with_name("nullproxy.c")
 
 
@@ -75,23 +82,35 @@ def environment() -> dict:
 
 
 class Stack:
-    """An emulated platform with OneSwitch in front of it (no controller), torn down by `close`."""
+    """An emulated platform with OneSwitch in front of it (no controller), torn down by `close`; with `durable`,
+    OneSwitch keeps a state file in its log directory (on this machine's disk)."""
 
-    def __init__(self, **spec):
+    def __init__(self, durable: bool = False, **spec):
         self.listen, self.south, self.rest = free_port(), free_port(), free_port()
         self.prefix = "b" + secrets.token_hex(2) + "-"
         self.platform = uno_platform.up(TestbedSpec(prefix=self.prefix, controller=f"tcp:127.0.0.1:{self.south}",
                                                     **spec))
         self.oneswitch = None
         self.logdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-oneswitch-"))
+        self.extra = ["--state-file", str(self.logdir / "state.json")] if durable else []
         try:
-            self.oneswitch = start_oneswitch(f"{self.platform.description['state_dir']}/platform.json",
-                                             self.logdir / "oneswitch.log", listen=self.listen, south=self.south,
-                                             rest_port=self.rest, controller=None)
-            wait_healthy(self.oneswitch, self.rest, timeout=60)
+            self.start()
         except BaseException:
             self.close()
             raise
+
+    def start(self) -> None:
+        self.oneswitch = start_oneswitch(f"{self.platform.description['state_dir']}/platform.json",
+                                         self.logdir / "oneswitch.log", listen=self.listen, south=self.south,
+                                         rest_port=self.rest, controller=None, extra=self.extra)
+        wait_healthy(self.oneswitch, self.rest, timeout=60)
+
+    def kill(self) -> None:
+        self.oneswitch.kill()
+
+    def restart(self) -> None:
+        self.oneswitch.stop()
+        self.start()
 
     @property
     def target(self) -> str:
@@ -158,12 +177,14 @@ def _listening(proc: Proc, port: int) -> bool:
 
 def flow_mod_rates() -> dict:
     stack = Stack(vms=2)
-    proxies = None
+    durable = proxies = None
     try:
+        durable = Stack(durable=True, vms=2)
         desc = stack.platform.description
         host = stack.platform.switch("host")
         direct, virtual = host["openflow"], stack.target
         bridges = [s["openflow"] for s in desc["switches"]]
+        durable_bridges = [s["openflow"] for s in durable.platform.description["switches"]]
         ports = {p["name"]: p["ofport"] for p in host["ports"]}
         vm0, vm1 = (ports[vm["port"]] for vm in desc["vms"])
         pcie = next(p["ofport"] for p in host["ports"] if p["kind"] == "pcie")
@@ -173,9 +194,9 @@ def flow_mod_rates() -> dict:
         proxies = NullProxies(direct[len("unix:"):], stack.logdir)
         baselines = proxies.targets()
 
-        def run(target, mode, ports_):
+        def run(target, mode, ports_, bridges_=bridges):
             r = _client(target, *MODES[mode], *ports_)
-            _clear(target, bridges)
+            _clear(target, bridges_)
             return r["rate"]
 
         for _ in range(WARMUP_RUNS):
@@ -184,18 +205,20 @@ def flow_mod_rates() -> dict:
                     run(virtual, mode, w["oneswitch"])
             for mode in ("barrier", "stream"):
                 run(baselines["java_null"], mode, workloads["local"]["direct"])
+                run(durable.target, mode, workloads["local"]["oneswitch"], durable_bridges)
         results = {}
         for name, w in workloads.items():
             results[name] = {}
-            clients = {"direct": (direct, w["direct"])}
+            clients = {"direct": (direct, w["direct"], bridges)}
             if name == "local":  # the proxies carry the client's own messages to the host bridge
-                clients.update({b: (target, w["direct"]) for b, target in baselines.items()})
-            clients["oneswitch"] = (virtual, w["oneswitch"])
+                clients.update({b: (target, w["direct"], bridges) for b, target in baselines.items()})
+                clients["oneswitch_durable"] = (durable.target, w["oneswitch"], durable_bridges)
+            clients["oneswitch"] = (virtual, w["oneswitch"], bridges)
             for mode in MODES:
                 trials = {client: [] for client in clients}
                 for _ in range(TRIALS):
-                    for client, (target, ports_) in clients.items():
-                        trials[client].append(run(target, mode, ports_))
+                    for client, (target, ports_, bridges_) in clients.items():
+                        trials[client].append(run(target, mode, ports_, bridges_))
                 rates = {client: statistics.median(xs) for client, xs in trials.items()}
                 d, o = rates["direct"], rates["oneswitch"]
                 row = {"count": MODES[mode][1], "direct_rate": round(d, 1), "oneswitch_rate": round(o, 1),
@@ -205,25 +228,34 @@ def flow_mod_rates() -> dict:
                         row[f"{b}_rate"] = round(rates[b], 1)
                         row[f"{b}_ratio"] = round(rates[b] / d, 3)
                         row[f"oneswitch_vs_{b}"] = round(o / rates[b], 3)
+                if "oneswitch_durable" in rates:
+                    row["oneswitch_durable_rate"] = round(rates["oneswitch_durable"], 1)
+                    row["oneswitch_durable_ratio"] = round(rates["oneswitch_durable"] / d, 3)
+                    row["durable_vs_oneswitch"] = round(rates["oneswitch_durable"] / o, 3)
                 row.update({f"{client}_trials": [round(x) for x in xs] for client, xs in trials.items()})
                 results[name][mode] = row
     finally:
         if proxies is not None:
             proxies.close()
+        if durable is not None:
+            durable.close()
         stack.close()
     headline = {mode: results["local"][mode]["ratio"] for mode in MODES}
     ceiling = {mode: results["local"][mode]["c_null_ratio"] for mode in MODES}
+    durability = {mode: results["local"][mode]["durable_vs_oneswitch"] for mode in MODES}
     return {"benchmark": "oneswitch flow_mod installation", "unit": "flow_mods per second (median of trials)",
             "target_ratio": TARGET_RATIO, "ratio": headline,
             "met": {mode: r >= TARGET_RATIO for mode, r in headline.items()},
-            "null_proxy_ceiling": ceiling, "workloads": results,
+            "null_proxy_ceiling": ceiling, "durable_vs_oneswitch": durability, "workloads": results,
             "environment": {**environment(), "baseline": "same client, host bridge's management Unix socket",
                             "oneswitch": "TCP to OneSwitch's passive listener; OneSwitch to the bridges over their "
                                          "management sockets",
                             "c_null": "TCP to bench/nullproxy.c, which copies bytes to and from the bridge's "
                                       "management socket (local workload only)",
                             "java_null": "TCP to org.uno.oneswitch.bench.NullProxy (OneSwitch's JVM options, Netty "
-                                         "epoll, one event loop), copying bytes likewise (local workload only)"}}
+                                         "epoll, one event loop), copying bytes likewise (local workload only)",
+                            "oneswitch_durable": "a second OneSwitch, with --state-file on this machine's disk, on a "
+                                                 "platform of its own (local workload only)"}}
 
 
 # -- 2. the §5.4 translation workload --------------------------------------------------------------
@@ -326,11 +358,32 @@ def remap_latency() -> dict:
             "stages": {k: summary(v) for k, v in stages.items()}, "environment": environment()}
 
 
+# -- 4. SIGKILL during a bulk install -------------------------------------------------------------
+
+def kill_recovery(seed: int = 15) -> dict:
+    stack = Stack(durable=True, vms=2)
+    try:
+        target = killcheck.Target(listen=stack.listen, bridge=stack.platform.switch("host")["openflow"],
+                                  kill=stack.kill, restart=stack.restart)
+        start = time.monotonic()
+        report = killcheck.install_with_kills(target, count=KILL_RULES, kills=KILLS, rng=random.Random(seed))
+        seconds = time.monotonic() - start
+        state_bytes = (stack.logdir / "state.json").stat().st_size
+    finally:
+        stack.close()
+    return {"benchmark": "oneswitch: SIGKILL at random points of a bulk install, restart on the same state file",
+            "rules": report.rules, "kills": report.kills, "acknowledged": report.acked, "refused": report.refused,
+            "acknowledged_lost": len(report.lost), "refused_back": len(report.came_back),
+            "oneswitch_and_bridge_differ": report.differ, "met": report.ok(), "seed": seed,
+            "restart_seconds": report.restart_seconds, "seconds": round(seconds, 1), "state_file_bytes": state_bytes,
+            "environment": environment()}
+
+
 def main(results_dir: pathlib.Path) -> dict:
     build_jar()
     out = {}
     for name, fn in (("oneswitch-translation", translation), ("oneswitch-remap", remap_latency),
-                     ("oneswitch", flow_mod_rates)):
+                     ("oneswitch-kill", kill_recovery), ("oneswitch", flow_mod_rates)):
         report = fn()
         (results_dir / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
         out[name] = report
@@ -338,4 +391,6 @@ def main(results_dir: pathlib.Path) -> dict:
     return {"flow_mod_ratio": out["oneswitch"]["ratio"], "flow_mod_met": out["oneswitch"]["met"],
             "physical_per_virtual": t["physical_per_virtual"], "paper_ratio": t["paper"]["ratio"],
             "verified_packets": t["verification"]["packets"]["compared"], "mismatches": t["verification"]["mismatches"],
-            "translation_rate": t["translation_rate"], "remap_ms": out["oneswitch-remap"]["oneswitch"]}
+            "translation_rate": t["translation_rate"], "remap_ms": out["oneswitch-remap"]["oneswitch"],
+            "durable_vs_oneswitch": out["oneswitch"]["durable_vs_oneswitch"],
+            "kill": {k: out["oneswitch-kill"][k] for k in ("kills", "acknowledged", "acknowledged_lost", "met")}}

@@ -16,6 +16,7 @@ import time
 import pytest
 from oneswitch_stack import ofctl, revalidate, switch_target, wait_for
 from test_remap import socket_drops
+from uno_oneswitch import statefile
 
 from uno_platform.cgroups import preexec_join
 from uno_platform.traffic import ping
@@ -57,7 +58,7 @@ def test_oneswitch_restart_keeps_forwarding_and_its_rules(oneswitch_stack, tmp_p
     install(stack)
     vm = stack.platform.description["vms"][0]
     ext = stack.platform.description["ext"]
-    wait_for(lambda: state.exists() and len(json.loads(state.read_text())["rules"]) == 3, 10, "the state file")
+    assert len(statefile.rule_ids(statefile.read(state))) == 3, "acknowledged, so on disk"
     before_virtual = virtual_rules(stack.target)
     before = {sw: physical(stack.platform, sw) for sw in ("host", "snic0")}
 

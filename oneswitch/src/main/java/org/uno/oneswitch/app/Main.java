@@ -15,6 +15,14 @@ public final class Main {
     private Main() {
     }
 
+    /** What the state file holds, checked as a start would (a damaged one throws). */
+    private static String checkState(Config config) throws ConfigException {
+        return StateFile.load(config.stateFile().get(), config.tables()).map(l -> "; state file: " + l.records()
+                + " records, " + l.state().rules().size() + " rules, " + l.state().groups().size() + " groups, "
+                + l.state().ports().size() + " virtual ports" + l.tornTail().map(t -> " (a torn last record would be "
+                + "dropped)").orElse("")).orElse("; no state file yet");
+    }
+
     public static void main(String[] args) {
         ConfigLoader.Parsed parsed;
         Topology topology;
@@ -29,7 +37,8 @@ public final class Main {
                     .setLevel(Level.toLevel(config.logLevel()));
             topology = config.platform().isPresent() ? PlatformLoader.load(config.platform().get()) : Topology.EMPTY;
             if (parsed.checkOnly()) {
-                System.out.println("configuration OK: " + topology.switches().size() + " physical switches");
+                System.out.println("configuration OK: " + topology.switches().size() + " physical switches"
+                        + (config.stateFile().isPresent() ? checkState(config) : ""));
                 return;
             }
             OneSwitch os = OneSwitch.start(config, topology);

@@ -2,6 +2,7 @@ package org.uno.oneswitch.app;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +42,7 @@ public final class OneSwitch implements AutoCloseable {
     private final VirtualSwitch vs;
     private RestServer rest;
     private StateWriter state;
+    private Path stateFile;
 
     private OneSwitch(Config config, Topology topology) {
         physical = new PhysicalSwitches(topology);
@@ -68,19 +70,17 @@ public final class OneSwitch implements AutoCloseable {
     }
 
     private void run(Config config) throws ConfigException, IOException, InterruptedException, ExecutionException {
-        Optional<SavedState> saved = config.stateFile().isPresent()
+        Optional<StateFile.Loaded> saved = config.stateFile().isPresent()
                 ? StateFile.load(config.stateFile().get(), config.tables()) : Optional.empty();
-        Optional<ConfigException> mapError = loop.submit(() -> saved.isPresent() ? restore(saved.get())
+        saved.flatMap(StateFile.Loaded::tornTail).ifPresent(torn -> LOG.warn("state file {}: dropped its torn last "
+                + "record, a write a crash cut short (never acknowledged): {}", config.stateFile().get(), torn));
+        Optional<ConfigException> mapError = loop.submit(() -> saved.isPresent() ? restore(saved.get().state())
                 : autoMap(config)).get();
         if (mapError.isPresent()) {
             throw mapError.get();
         }
         if (config.stateFile().isPresent()) {
-            state = new StateWriter(config.stateFile().get(), loop, () -> vs.save(System.nanoTime()));
-            loop.submit(() -> {
-                vs.onStateChange(state::changed);
-                state.changed();
-            }).get();
+            startStateFile(config.stateFile().get());
         }
         if (config.commandSockets() && transport.unixSockets()) {
             physical.openCommandChannels(group, transport, config.echoIntervalSec(), MAX_IDLE_PROBES);
@@ -103,9 +103,27 @@ public final class OneSwitch implements AutoCloseable {
                 vs.topology().switches().stream().map(s -> s.id()).toList());
     }
 
+    /**
+     * Writes the state now as the state file's first snapshot (dropping a torn tail, proving the
+     * directory writable) and logs every change from then on; refuses to start when it cannot.
+     */
+    private void startStateFile(Path file) throws ConfigException, InterruptedException, ExecutionException {
+        stateFile = file;
+        state = StateWriter.open(file, loop, () -> vs.state().snapshotWanted());
+        try {
+            loop.submit(() -> vs.state().start(state)).get().get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            state.close();
+            state = null;
+            throw new ConfigException("cannot write state file " + file + ": " + cause);
+        }
+        LOG.info("state file {}: every change is on disk before it is acknowledged", file);
+    }
+
     private Optional<ConfigException> restore(SavedState saved) {
         try {
-            vs.restore(saved, System.nanoTime());
+            vs.restore(saved, System.nanoTime(), System.currentTimeMillis());
             return Optional.empty();
         } catch (TranslationConflictException | IllegalArgumentException e) {
             return Optional.of(new ConfigException("the saved state cannot be restored: " + e.getMessage()));
@@ -121,15 +139,14 @@ public final class OneSwitch implements AutoCloseable {
         }
     }
 
-    private SavedState saveOnLoop() {
+    /** Writes a last snapshot, with the counters the switches report now. */
+    private void saveLast() {
         try {
-            return loop.submit(() -> vs.save(System.nanoTime())).get(5, TimeUnit.SECONDS);
+            loop.submit(() -> vs.state().close()).get(5, TimeUnit.SECONDS).get(15, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return null;
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            LOG.error("cannot take the state at shutdown: {}", e.toString());
-            return null;
+            LOG.error("state file {}: last snapshot not written: {}", stateFile, e.getCause() != null ? e.getCause() : e);
         }
     }
 
@@ -151,11 +168,13 @@ public final class OneSwitch implements AutoCloseable {
             rest.stop();
         }
         north.stop();
+        if (state != null) {
+            saveLast();
+        }
         loop.execute(physical::stop);
-        SavedState last = state == null ? null : saveOnLoop();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        if (last != null) {
-            state.close(last);
+        if (state != null) {
+            state.close();
         }
     }
 }

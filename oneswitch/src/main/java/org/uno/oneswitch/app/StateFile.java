@@ -1,86 +1,72 @@
 package org.uno.oneswitch.app;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
-import org.projectfloodlight.openflow.protocol.OFFlowMod;
-import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
-import org.uno.oneswitch.codec.FlowModCodec;
-import org.uno.oneswitch.codec.GroupModCodec;
 import org.uno.oneswitch.codec.InstructionCodec;
 import org.uno.oneswitch.codec.MatchCodec;
 import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.core.ChangeBatch;
+import org.uno.oneswitch.core.Counts;
+import org.uno.oneswitch.core.RuleCounters;
 import org.uno.oneswitch.core.SavedState;
-import org.uno.oneswitch.error.OpenFlowException;
-import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
 
 /**
- * The state file (schema {@code oneswitch-state/1}, see oneswitch/README.md): JSON with the port map,
- * the flow-id tags, and every virtual group and rule as the OpenFlow 1.3 message that adds it (hex),
- * so that loading goes through the same decoding and validation as a controller's request. Written
- * atomically: a temporary file in the same directory, flushed to disk, then renamed over the old one.
+ * The state file (schema {@code oneswitch-state/2}, see oneswitch/README.md): {@link StateRecords}
+ * framing, a snapshot record (port map, flow-id tags, every virtual group and rule as the OpenFlow
+ * 1.3 message that adds it, in hex, with the rules' counters) followed by change records, one per
+ * commit. Loading checks every record and every part of it ({@link StateReplay}) and goes through
+ * the same decoding and validation as a controller's request. Encoding runs on the writer's threads.
  */
 public final class StateFile {
-    static final String SCHEMA = "oneswitch-state/1";
+    static final String SCHEMA = "oneswitch-state/2";
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonFactory JSON = new JsonFactory();
     private static final HexFormat HEX = HexFormat.of();
+
+    /**
+     * A loaded state file.
+     *
+     * @param state    what it holds
+     * @param records  how many records it had
+     * @param tornTail the torn last record dropped, if there was one
+     */
+    public record Loaded(SavedState state, int records, Optional<String> tornTail) {
+    }
 
     private StateFile() {
     }
 
-    /** Writes {@code state} to {@code file}, replacing it atomically. */
-    public static void write(Path file, SavedState state) throws IOException {
-        byte[] bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(toJson(state));
-        Path dir = file.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.wrap(bytes));
-            ch.force(true);
-        }
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        }
-    }
-
-    /** The state saved in {@code file}, or empty when there is none; throws on a file that cannot be used. */
-    public static Optional<SavedState> load(Path file, int tables) throws ConfigException {
-        JsonNode root;
+    /** The state saved in {@code file}, or empty when there is none; throws with the reason on a damaged file. */
+    public static Optional<Loaded> load(Path file, int tables) throws ConfigException {
+        byte[] data;
         try {
-            root = JSON.readTree(Files.readAllBytes(file));
+            data = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -88,89 +74,154 @@ public final class StateFile {
                     .orElse(""));
         }
         try {
-            return Optional.of(fromJson(root, tables));
-        } catch (OpenFlowException | RuntimeException e) {
-            throw new ConfigException("state file " + file + " is not usable: " + (e instanceof OpenFlowException o
-                    ? o.describe() : e.toString()));
+            StateRecords.Parsed parsed = StateRecords.parse(data);
+            SavedState state = StateReplay.replay(parsed.records(), tables);
+            return Optional.of(new Loaded(state, parsed.records().size(), parsed.tornTail()));
+        } catch (StateRecords.DamagedException e) {
+            throw new ConfigException("state file " + file + " is damaged: " + e.getMessage());
         }
     }
 
-    static ObjectNode toJson(SavedState s) {
-        ObjectNode root = JSON.createObjectNode().put("schema", SCHEMA).put("next_rule_id", s.nextRuleId())
-                .put("next_cookie", s.nextCookie());
-        ArrayNode ports = root.putArray("port_map");
-        for (PortMapping m : s.ports()) {
-            ports.addObject().put("virtual_port", Integer.toUnsignedLong(m.virtualPort().getPortNumber()))
-                    .put("switch", m.physical().switchId())
-                    .put("ofport", Integer.toUnsignedLong(m.physical().port().getPortNumber()))
-                    .put("port", m.physicalName()).put("name", m.name());
-        }
-        ObjectNode tags = root.putObject("tags");
-        s.tags().forEach((tag, members) -> {
-            ArrayNode a = tags.putArray(String.valueOf(tag));
-            members.forEach(p -> a.add(Integer.toUnsignedLong(p)));
+    /** The body of a snapshot record of {@code s}, which contains every record up to {@code seq}. */
+    static byte[] snapshot(long seq, SavedState s) {
+        return json(g -> {
+            g.writeStringField("schema", SCHEMA);
+            g.writeStringField("kind", "snapshot");
+            g.writeNumberField("seq", seq);
+            g.writeNumberField("next_rule_id", s.nextRuleId());
+            g.writeNumberField("next_cookie", s.nextCookie());
+            writePorts(g, s.ports());
+            writeTags(g, s.tags());
+            writeGroups(g, "groups", s.groups());
+            g.writeArrayFieldStart("rules");
+            ByteBuf buf = Unpooled.buffer();
+            for (VirtualRule r : s.rules()) {
+                writeRule(g, r, s.installedMillis().getOrDefault(r.id(), 0L), buf);
+                RuleCounters c = s.counters().get(r.id());
+                if (c != null && !c.isZero()) {
+                    g.writeObjectFieldStart("counters");
+                    writeCounts(g, "carried", c.carried());
+                    g.writeObjectFieldStart("switches");
+                    for (Map.Entry<String, Counts> e : c.bySwitch().entrySet()) {
+                        writeCounts(g, e.getKey(), e.getValue());
+                    }
+                    g.writeEndObject();
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
         });
-        ArrayNode groups = root.putArray("groups");
-        for (VirtualGroup g : s.groups()) {
-            groups.add(hex(OF13.buildGroupAdd().setGroup(OFGroup.of((int) g.id())).setGroupType(g.type())
-                    .setBuckets(PhysicalMessages.buckets(g.buckets(), OF13)).build()));
-        }
-        ArrayNode rules = root.putArray("rules");
-        for (VirtualRule r : s.rules()) {
-            rules.addObject().put("id", r.id()).put("age_ms", s.ageMillis().getOrDefault(r.id(), 0L))
-                    .put("flow_mod", hex(OF13.buildFlowAdd().setTableId(TableId.of(r.table())).setPriority(r.priority())
-                            .setMatch(MatchCodec.encode(r.match(), OF13))
-                            .setInstructions(InstructionCodec.encode(r.instructions(), OF13)).setCookie(r.cookie())
-                            .setFlags(r.flags()).setIdleTimeout(r.idleTimeout()).setHardTimeout(r.hardTimeout())
-                            .setBufferId(OFBufferId.NO_BUFFER).setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).build()));
-        }
-        return root;
     }
 
-    static SavedState fromJson(JsonNode root, int tables) throws OpenFlowException {
-        if (!SCHEMA.equals(root.path("schema").asText())) {
-            throw new IllegalArgumentException("schema must be " + SCHEMA);
-        }
-        List<PortMapping> ports = new ArrayList<>();
-        for (JsonNode m : root.path("port_map")) {
-            ports.add(new PortMapping(OFPort.of((int) m.path("virtual_port").asLong()), new PhysicalPort(
-                    m.path("switch").asText(), OFPort.of((int) m.path("ofport").asLong())), m.path("port").asText(),
-                    m.path("name").asText()));
-        }
-        Map<Integer, List<Integer>> tags = new HashMap<>();
-        root.path("tags").fields().forEachRemaining(e -> {
-            List<Integer> members = new ArrayList<>();
-            e.getValue().forEach(p -> members.add((int) p.asLong()));
-            tags.put(Integer.parseInt(e.getKey()), members);
+    /** The body of the change record {@code b}. */
+    static byte[] changes(ChangeBatch b) {
+        return json(g -> {
+            g.writeStringField("kind", "changes");
+            g.writeNumberField("seq", b.seq());
+            g.writeNumberField("next_rule_id", b.nextRuleId());
+            g.writeNumberField("next_cookie", b.nextCookie());
+            g.writeArrayFieldStart("rules");
+            ByteBuf buf = Unpooled.buffer();
+            for (VirtualRule r : b.rules()) {
+                writeRule(g, r, b.installedMillis(r), buf);
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            writeIds(g, "deleted_rules", b.removedRules());
+            writeGroups(g, "groups", b.groups());
+            writeIds(g, "deleted_groups", b.removedGroups());
+            if (b.portMap().isPresent()) {
+                writePorts(g, List.copyOf(b.portMap().get().mappings()));
+            }
+            if (b.tags().isPresent()) {
+                writeTags(g, b.tags().get());
+            }
         });
-        List<VirtualGroup> groups = new ArrayList<>();
-        for (JsonNode g : root.path("groups")) {
-            groups.add(GroupModCodec.decode((OFGroupMod) message(g.asText())).group());
-        }
-        List<VirtualRule> rules = new ArrayList<>();
-        Map<Long, Long> ages = new HashMap<>();
-        for (JsonNode r : root.path("rules")) {
-            long id = r.path("id").asLong();
-            rules.add(FlowModCodec.decode((OFFlowMod) message(r.path("flow_mod").asText()), tables).newRule(id, 0));
-            ages.put(id, r.path("age_ms").asLong());
-        }
-        return new SavedState(rules, ages, root.path("next_rule_id").asLong(1), groups, ports, tags,
-                root.path("next_cookie").asLong(1));
     }
 
-    private static String hex(OFMessage m) {
+    private interface Fields {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private static byte[] json(Fields fields) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            fields.write(g);
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot encode the state", e);
+        }
+        return out.toByteArray();
+    }
+
+    /** Writes a rule object without closing it (the caller may add fields). */
+    private static void writeRule(JsonGenerator g, VirtualRule r, long installedMillis, ByteBuf buf) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("id", r.id());
+        g.writeNumberField("installed_ms", installedMillis);
+        g.writeStringField("flow_mod", hex(OF13.buildFlowAdd().setTableId(TableId.of(r.table())).setPriority(r.priority())
+                .setMatch(MatchCodec.encode(r.match(), OF13)).setInstructions(InstructionCodec.encode(r.instructions(), OF13))
+                .setCookie(r.cookie()).setFlags(r.flags()).setIdleTimeout(r.idleTimeout())
+                .setHardTimeout(r.hardTimeout()).setBufferId(OFBufferId.NO_BUFFER).setOutPort(OFPort.ANY)
+                .setOutGroup(OFGroup.ANY).build(), buf));
+    }
+
+    private static void writeGroups(JsonGenerator g, String field, List<VirtualGroup> groups) throws IOException {
+        g.writeArrayFieldStart(field);
         ByteBuf buf = Unpooled.buffer();
-        m.writeTo(buf);
-        byte[] b = new byte[buf.readableBytes()];
-        buf.readBytes(b);
-        return HEX.formatHex(b);
+        for (VirtualGroup v : groups) {
+            g.writeString(hex(OF13.buildGroupAdd().setGroup(OFGroup.of((int) v.id())).setGroupType(v.type())
+                    .setBuckets(PhysicalMessages.buckets(v.buckets(), OF13)).build(), buf));
+        }
+        g.writeEndArray();
     }
 
-    private static OFMessage message(String hex) {
-        try {
-            return OFFactories.getGenericReader().readFrom(Unpooled.wrappedBuffer(HEX.parseHex(hex)));
-        } catch (Exception e) {
-            throw new IllegalArgumentException("undecodable message " + hex, e);
+    private static void writePorts(JsonGenerator g, List<PortMapping> ports) throws IOException {
+        g.writeArrayFieldStart("port_map");
+        for (PortMapping m : ports) {
+            g.writeStartObject();
+            g.writeNumberField("virtual_port", Integer.toUnsignedLong(m.virtualPort().getPortNumber()));
+            g.writeStringField("switch", m.physical().switchId());
+            g.writeNumberField("ofport", Integer.toUnsignedLong(m.physical().port().getPortNumber()));
+            g.writeStringField("port", m.physicalName());
+            g.writeStringField("name", m.name());
+            g.writeEndObject();
         }
+        g.writeEndArray();
+    }
+
+    private static void writeTags(JsonGenerator g, Map<Integer, List<Integer>> tags) throws IOException {
+        g.writeObjectFieldStart("tags");
+        for (Map.Entry<Integer, List<Integer>> e : tags.entrySet()) {
+            g.writeArrayFieldStart(String.valueOf(e.getKey()));
+            for (int p : e.getValue()) {
+                g.writeNumber(Integer.toUnsignedLong(p));
+            }
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+    }
+
+    private static void writeIds(JsonGenerator g, String field, List<Long> ids) throws IOException {
+        g.writeArrayFieldStart(field);
+        for (long id : ids) {
+            g.writeNumber(id);
+        }
+        g.writeEndArray();
+    }
+
+    private static void writeCounts(JsonGenerator g, String field, Counts c) throws IOException {
+        g.writeArrayFieldStart(field);
+        g.writeNumber(c.packets());
+        g.writeNumber(c.bytes());
+        g.writeEndArray();
+    }
+
+    private static String hex(OFMessage m, ByteBuf buf) {
+        buf.clear();
+        m.writeTo(buf);
+        return HEX.formatHex(buf.array(), buf.arrayOffset() + buf.readerIndex(), buf.arrayOffset() + buf.writerIndex());
     }
 }

@@ -217,25 +217,55 @@ public final class FlowService {
         if (rules.isEmpty()) {
             return CompletableFuture.completedFuture(Map.of());
         }
-        List<InstalledEntry> entries = new ArrayList<>();
-        Map<Long, List<U64>> cookies = new HashMap<>();
-        for (VirtualRule r : rules) {
-            for (InstalledEntry e : planner.plan().countingEntries(r.id())) {
-                entries.add(e);
-                cookies.computeIfAbsent(r.id(), id -> new ArrayList<>()).add(e.cookie());
-            }
-        }
-        return planner.counters().fetch(entries).thenApply(byCookie -> {
+        Map<Long, Counts> physical = new HashMap<>();
+        return fetchCounting(rules, (id, switchId, c) -> physical.merge(id, c, Counts::plus)).thenApply(v -> {
             Map<Long, Counts> out = new HashMap<>();
             for (VirtualRule r : rules) {
-                Counts c = planner.carried(r.id());
-                for (U64 cookie : cookies.getOrDefault(r.id(), List.of())) {
-                    c = c.plus(byCookie.getOrDefault(cookie, Counts.ZERO));
-                }
-                out.put(r.id(), c);
+                out.put(r.id(), planner.carried(r.id()).plus(physical.getOrDefault(r.id(), Counts.ZERO)));
             }
             return out;
         });
+    }
+
+    /** The counters of each of {@code rules} as a snapshot of the state file keeps them (by switch), by rule id. */
+    CompletableFuture<Map<Long, RuleCounters>> savedCounters(Collection<VirtualRule> rules) {
+        Map<Long, Map<String, Counts>> physical = new HashMap<>();
+        return fetchCounting(rules, (id, switchId, c) -> physical.computeIfAbsent(id, x -> new HashMap<>())
+                .merge(switchId, c, Counts::plus)).thenApply(v -> {
+                    Map<Long, RuleCounters> out = new HashMap<>();
+                    for (VirtualRule r : rules) {
+                        RuleCounters held = planner.held(r.id());
+                        Map<String, Counts> bySwitch = new HashMap<>(held.bySwitch());
+                        physical.getOrDefault(r.id(), Map.of()).forEach((sw, c) -> bySwitch.merge(sw, c, Counts::plus));
+                        RuleCounters saved = new RuleCounters(held.carried(), bySwitch);
+                        if (!saved.isZero()) {
+                            out.put(r.id(), saved);
+                        }
+                    }
+                    return out;
+                });
+    }
+
+    /** Receives the counters of one counting entry of a rule. */
+    private interface EntryCounts {
+        void accept(long ruleId, String switchId, Counts counts);
+    }
+
+    /** Reads the counters of the counting entries of {@code rules} and hands each to {@code each}. */
+    private CompletableFuture<Void> fetchCounting(Collection<VirtualRule> rules, EntryCounts each) {
+        List<InstalledEntry> entries = new ArrayList<>();
+        Map<Long, List<InstalledEntry>> byRule = new HashMap<>();
+        for (VirtualRule r : rules) {
+            for (InstalledEntry e : planner.plan().countingEntries(r.id())) {
+                entries.add(e);
+                byRule.computeIfAbsent(r.id(), id -> new ArrayList<>()).add(e);
+            }
+        }
+        return planner.counters().fetch(entries).thenAccept(byCookie -> byRule.forEach((id, es) -> {
+            for (InstalledEntry e : es) {
+                each.accept(id, e.key().switchId(), byCookie.getOrDefault(e.cookie(), Counts.ZERO));
+            }
+        }));
     }
 
     /** The virtual rule whose counting entry has physical cookie {@code cookie}. */
@@ -282,6 +312,18 @@ public final class FlowService {
     /** Puts back a saved rule (its translation is planned with everything else afterwards). */
     void restore(VirtualRule r) {
         store(r);
+    }
+
+    /**
+     * Makes rule {@code id} what the state file holds, {@code durable} or nothing (undoing a change
+     * that could not be written); the caller plans the translation.
+     */
+    void revert(long id, VirtualRule durable) {
+        if (durable == null) {
+            forget(id);
+        } else {
+            store(durable);
+        }
     }
 
     /** Stores {@code r} (new or replacing the rule with its id). */

@@ -125,6 +125,15 @@ public final class GroupService {
         table.put(g);
     }
 
+    /** Makes group {@code id} what the state file holds, {@code durable} or nothing; the caller plans the translation. */
+    void revert(long id, VirtualGroup durable) {
+        if (durable == null) {
+            table.remove(id);
+        } else {
+            table.put(durable);
+        }
+    }
+
     /** Every group, by id. */
     public List<VirtualGroup> all() {
         return new ArrayList<>(table.all());

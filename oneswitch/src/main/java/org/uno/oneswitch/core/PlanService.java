@@ -44,7 +44,9 @@ import org.uno.oneswitch.translate.Translator;
  *
  * <p>Counters survive a rule's entries moving: when a counting entry of a rule that stays is
  * deleted (its port moved or was unmapped), its counters are read just before the delete (same
- * connection, so nothing is lost in between) and carried over to the rule.
+ * connection, so nothing is lost in between) and carried over to the rule. Counters restored from
+ * the state file are held per switch until that switch is reconciled: dropped where the rule's
+ * entries are found again (their counters went on), carried where they had to be added again.
  */
 public final class PlanService {
     private static final Logger LOG = LoggerFactory.getLogger(PlanService.class);
@@ -58,6 +60,8 @@ public final class PlanService {
     /** Cookies of counting entries of rules that live on, whose counters must be carried when deleted. */
     private final Map<U64, Long> carryOnDelete = new HashMap<>();
     private final Map<Long, Counts> carried = new HashMap<>();
+    /** Rule -> switch -> saved counts of its counting entries there, until that switch is reconciled. */
+    private final Map<Long, Map<String, Counts>> restored = new HashMap<>();
 
     public PlanService(PhysicalPlan plan, Translator translator, VirtualFlowTable rules, VirtualGroupTable groups,
                        PhysicalNetwork net) {
@@ -214,6 +218,7 @@ public final class PlanService {
                 readd.add(Reconciler.add(a.planned()));
             }
         }
+        settleRestored(switchId, readd);
         PlanDiff d = r.changes();
         PlanDiff changes = new PlanDiff(d.groupUpserts(), readd, List.of(), d.flowDeletes(), d.groupDeletes());
         LOG.info("reconciling {}: {} entries and {} groups planned, {} and {} found, {} changes, {} cookies adopted",
@@ -248,14 +253,58 @@ public final class PlanService {
         }
     }
 
-    /** Counters carried over to rule {@code ruleId} from entries it no longer has. */
-    Counts carried(long ruleId) {
-        return carried.getOrDefault(ruleId, Counts.ZERO);
+    /**
+     * The restored counts of the rules with entries on {@code switchId}, now that it was reconciled:
+     * a rule all of whose counting entries there had to be added again ({@code readded}) carries
+     * them; otherwise its entries' own counters include them.
+     */
+    private void settleRestored(String switchId, List<PhysicalChange> readded) {
+        if (restored.isEmpty()) {
+            return;
+        }
+        Map<Long, Integer> added = new HashMap<>();
+        for (PhysicalChange c : readded) {
+            plan.countingOwner(c.cookie()).ifPresent(rule -> added.merge(rule, 1, Integer::sum));
+        }
+        restored.entrySet().removeIf(e -> {
+            Counts saved = e.getValue().remove(switchId);
+            long ruleId = e.getKey();
+            if (saved != null && added.getOrDefault(ruleId, 0) > 0 && added.get(ruleId) == plan.countingEntries(ruleId)
+                    .stream().filter(x -> x.key().switchId().equals(switchId)).count()) {
+                carried.merge(ruleId, saved, Counts::plus);
+            }
+            return e.getValue().isEmpty();
+        });
     }
 
-    /** Forgets the carried counters of {@code ruleId} (removed, or its counters reset). */
+    /** Counters OneSwitch holds for rule {@code ruleId}: carried from entries it no longer has, and restored ones. */
+    Counts carried(long ruleId) {
+        Counts c = carried.getOrDefault(ruleId, Counts.ZERO);
+        for (Counts r : restored.getOrDefault(ruleId, Map.of()).values()) {
+            c = c.plus(r);
+        }
+        return c;
+    }
+
+    /** The counters of {@link #carried}, with the restored ones still by switch (what a snapshot saves). */
+    RuleCounters held(long ruleId) {
+        return new RuleCounters(carried.getOrDefault(ruleId, Counts.ZERO), restored.getOrDefault(ruleId, Map.of()));
+    }
+
+    /** Puts back the counters a rule had when the state was saved (at start, before any switch connects). */
+    void restoreCounters(long ruleId, RuleCounters saved) {
+        if (!saved.carried().equals(Counts.ZERO)) {
+            carried.put(ruleId, saved.carried());
+        }
+        if (!saved.bySwitch().isEmpty()) {
+            restored.put(ruleId, new HashMap<>(saved.bySwitch()));
+        }
+    }
+
+    /** Forgets the carried and restored counters of {@code ruleId} (removed, or its counters reset). */
     void forgetCarried(long ruleId) {
         carried.remove(ruleId);
+        restored.remove(ruleId);
     }
 
     /** Logs an error a switch returned for a change OneSwitch made on its own. */

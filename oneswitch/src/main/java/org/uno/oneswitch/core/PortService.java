@@ -149,6 +149,29 @@ public final class PortService {
         }
     }
 
+    /**
+     * Makes {@code durable} the port map again (undoing changes that could not be written) and
+     * announces what that changes for the controllers; the caller retranslates.
+     */
+    void revert(PortMap durable) {
+        for (PortMapping m : current().mappings()) {
+            if (durable.get(m.virtualPort()).isEmpty()) {
+                OFPortDesc desc = announced.remove(m.virtualPort().getPortNumber());
+                notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.DELETE)
+                        .setDesc(desc != null ? desc : describe(m)).build());
+            }
+        }
+        store.set(durable);
+        for (PortMapping m : durable.mappings()) {
+            OFPortDesc desc = describe(m);
+            OFPortDesc old = announced.put(m.virtualPort().getPortNumber(), desc);
+            if (!desc.equals(old)) {
+                notifier.portStatus(net.factory().buildPortStatus().setReason(old == null ? OFPortReason.ADD
+                        : OFPortReason.MODIFY).setDesc(desc).build());
+            }
+        }
+    }
+
     /** Makes {@code next} the port map without telling controllers (a remap is invisible to them). */
     void setQuietly(PortMap next) {
         store.set(next);

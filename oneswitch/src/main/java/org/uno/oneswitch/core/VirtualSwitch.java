@@ -1,6 +1,7 @@
 package org.uno.oneswitch.core;
 
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -11,8 +12,10 @@ import org.projectfloodlight.openflow.types.DatapathId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.store.PortMapStore;
 import org.uno.oneswitch.store.VirtualFlowTable;
@@ -23,6 +26,7 @@ import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.PhysicalGroup;
 import org.uno.oneswitch.translate.TagSpace;
 import org.uno.oneswitch.translate.PhysicalPlan;
+import org.uno.oneswitch.translate.Translation;
 import org.uno.oneswitch.translate.Translator;
 
 /**
@@ -32,6 +36,8 @@ import org.uno.oneswitch.translate.Translator;
  */
 public final class VirtualSwitch implements PhysicalEvents {
     private static final Logger LOG = LoggerFactory.getLogger(VirtualSwitch.class);
+    /** How long a snapshot waits for the switches' counters before it is written with those OneSwitch holds. */
+    private static final long COUNTERS_WAIT_MS = 5000;
 
     private final DatapathId datapathId;
     private final int tables;
@@ -50,8 +56,9 @@ public final class VirtualSwitch implements PhysicalEvents {
     private final Gate gate = new Gate();
     private final PhysicalNetwork net;
     private final Refusals refusals = new Refusals();
-    private Runnable stateChanged = () -> {
-    };
+    private final StateLog state;
+    private final LongSupplier clock;
+    private final Timers timers;
     private final RemapService remaps;
     private final ExplainService explain;
 
@@ -61,6 +68,8 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.tables = tables;
         this.topology = topology;
         this.net = net;
+        this.clock = clock;
+        this.timers = timers;
         this.plan = new PhysicalPlan(new TagSpace());
         this.planner = new PlanService(plan, new Translator(topology), table, groupTable, net);
         Runnable changed = this::changed;
@@ -79,6 +88,23 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.packets = new PacketService(net, notifier, flows, ports::current, topology, drains);
         this.remaps = new RemapService(ports, planner, net, drains, timers, gate, clock, remapGraceMillis);
         this.explain = new ExplainService(planner, flows, groups);
+        this.state = new StateLog(table, groupTable, portMap, plan.tags(), plan::nextCookie, clock, timers, gate,
+                new StateLog.Host() {
+                    @Override
+                    public SavedState save() {
+                        return VirtualSwitch.this.save(clock.getAsLong(), System.currentTimeMillis());
+                    }
+
+                    @Override
+                    public CompletableFuture<SavedState> withCounters(SavedState s) {
+                        return VirtualSwitch.this.withCounters(s);
+                    }
+
+                    @Override
+                    public void revert(StateLog.Undo undo) {
+                        VirtualSwitch.this.revert(undo);
+                    }
+                });
     }
 
     public DatapathId datapathId() {
@@ -151,22 +177,84 @@ public final class VirtualSwitch implements PhysicalEvents {
         return plan.size();
     }
 
-    /** Something persistent changed (rules, groups, port map, tags). */
+    /** The state file's log: acknowledgements wait for it, and changes are refused while it cannot be written. */
+    public StateLog state() {
+        return state;
+    }
+
+    /** An operation changed the persistent state (the stores told the log what): it goes into the next record. */
     private void changed() {
-        stateChanged.run();
+        state.changed();
     }
 
-    /** Runs {@code listener} on the event loop whenever what {@link #save} returns may have changed. */
-    public void onStateChange(Runnable listener) {
-        this.stateChanged = listener;
+    /**
+     * What a restart needs, as of now ({@code nowNanos} on the virtual switch's clock, {@code wallMillis}
+     * on the wall clock), without counters (see {@link #withCounters}).
+     */
+    public SavedState save(long nowNanos, long wallMillis) {
+        Map<Long, Long> installed = new HashMap<>();
+        table.all().forEach(r -> installed.put(r.id(), wallMillis - Math.max(0, nowNanos - r.installedNanos()) / 1_000_000));
+        return new SavedState(List.copyOf(table.all()), installed, table.nextId(), groups.all(),
+                List.copyOf(portMap.current().mappings()), plan.tags().allocations(), plan.nextCookie(), Map.of());
     }
 
-    /** What a restart needs, as of now ({@code nowNanos} on the virtual switch's clock). */
-    public SavedState save(long nowNanos) {
-        Map<Long, Long> ages = new HashMap<>();
-        table.all().forEach(r -> ages.put(r.id(), Math.max(0, nowNanos - r.installedNanos()) / 1_000_000));
-        return new SavedState(List.copyOf(table.all()), ages, table.nextId(), groups.all(),
-                List.copyOf(portMap.current().mappings()), plan.tags().allocations(), plan.nextCookie());
+    /**
+     * {@code s} with the counters of its rules, read from the switches (those OneSwitch holds only,
+     * for a switch that does not answer within {@value #COUNTERS_WAIT_MS} ms).
+     */
+    public CompletableFuture<SavedState> withCounters(SavedState s) {
+        CompletableFuture<SavedState> out = new CompletableFuture<>();
+        flows.savedCounters(s.rules()).whenComplete((c, t) -> out.complete(s.withCounters(t == null ? c : Map.of())));
+        timers.schedule(COUNTERS_WAIT_MS, () -> {
+            if (!out.isDone()) {
+                LOG.warn("state file: the switches' counters did not come within {} ms; saving those OneSwitch holds",
+                        COUNTERS_WAIT_MS);
+                Map<Long, RuleCounters> held = new HashMap<>();
+                s.rules().forEach(r -> held.put(r.id(), planner.held(r.id())));
+                out.complete(s.withCounters(held));
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Puts back what the state file holds (undoing changes that could not be written): groups and
+     * rules, then the port map, and sends what that changes in the plan to the switches.
+     */
+    private void revert(StateLog.Undo undo) {
+        undo.groups().forEach(groups::revert);
+        undo.rules().forEach((id, r) -> {
+            if (r == null) {
+                flows.revert(id, null);
+            }
+        });
+        undo.rules().forEach((id, r) -> {
+            if (r != null) {
+                flows.revert(id, r);
+            }
+        });
+        try {
+            Map<Owner, Translation> translations;
+            if (undo.ports() != null) {
+                ports.revert(undo.ports());
+                translations = planner.translateAll(portMap.current());
+            } else {
+                translations = new LinkedHashMap<>();
+                for (long id : undo.groups().keySet()) {
+                    VirtualGroup g = groupTable.get(id).orElse(null);
+                    translations.put(Owner.group(id), g == null ? Translation.EMPTY
+                            : planner.translate(g, portMap.current()));
+                }
+                for (long id : undo.rules().keySet()) {
+                    VirtualRule r = table.byId(id).orElse(null);
+                    translations.put(Owner.rule(id), r == null ? Translation.EMPTY
+                            : planner.translate(r, portMap.current()));
+                }
+            }
+            planner.apply(translations, false, PlanService::logError);
+        } catch (OpenFlowException e) {
+            LOG.error("state file: the state it holds cannot be translated again: {}", e.getMessage());
+        }
     }
 
     /**
@@ -174,14 +262,15 @@ public final class VirtualSwitch implements PhysicalEvents {
      * tags, groups and rules, then plans their translation; the switches are reconciled with it
      * when they connect (equal entries are kept, with their counters).
      */
-    public void restore(SavedState saved, long nowNanos) throws TranslationConflictException {
+    public void restore(SavedState saved, long nowNanos, long wallMillis) throws TranslationConflictException {
         ports.restore(PortMap.of(saved.ports()));
         plan.tags().restore(saved.tags());
         plan.continueCookiesFrom(saved.nextCookie());
         saved.groups().forEach(groups::restore);
         for (VirtualRule r : saved.rules()) {
-            long age = saved.ageMillis().getOrDefault(r.id(), 0L) * 1_000_000;
+            long age = Math.max(0, wallMillis - saved.installedMillis().getOrDefault(r.id(), wallMillis)) * 1_000_000;
             flows.restore(r.toBuilder().installedNanos(nowNanos - age).build());
+            planner.restoreCounters(r.id(), saved.counters().getOrDefault(r.id(), RuleCounters.ZERO));
         }
         table.continueIdsFrom(saved.nextRuleId());
         planner.apply(planner.translateAll(portMap.current()), false, PlanService::logError);

@@ -2,6 +2,8 @@ package org.uno.oneswitch.endpoint;
 
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import org.projectfloodlight.openflow.protocol.OFAsyncSet;
 import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
@@ -11,7 +13,9 @@ import org.projectfloodlight.openflow.protocol.OFControllerRole;
 import org.projectfloodlight.openflow.protocol.OFEchoRequest;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
+import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFGroupMod;
+import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
@@ -30,9 +34,13 @@ import org.uno.oneswitch.core.Gate;
 import org.uno.oneswitch.core.PhysicalNetwork;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.BadRequestException;
+import org.uno.oneswitch.error.FlowModFailedException;
+import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.PhysicalErrors;
 import org.uno.oneswitch.error.PortModFailedException;
+import org.uno.oneswitch.model.FlowModRequest;
+import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.PortMapping;
 
 /**
@@ -82,15 +90,22 @@ final class RequestHandler {
             }
             case SET_ASYNC -> c.setAsync(AsyncConfig.of((OFAsyncSet) m));
             case GET_ASYNC_REQUEST -> c.send(c.async().reply(f, m.getXid()));
-            case BARRIER_REQUEST -> vs.barrier().whenComplete((v, t) -> c.send(f.buildBarrierReply()
-                    .setXid(m.getXid()).build()));
+            // With a state file, also once every change before it is on disk; changes that could not be
+            // written were undone (their requests got errors), and the switches answer a barrier after that.
+            case BARRIER_REQUEST -> CompletableFuture.allOf(vs.barrier(), vs.state().durable()
+                            .exceptionallyCompose(undone -> vs.barrier()))
+                    .whenComplete((v, t) -> c.send(f.buildBarrierReply().setXid(m.getXid()).build()));
             case FLOW_MOD -> {
                 requireWritable(c);
-                vs.flows().flowMod(FlowModCodec.decode((OFFlowMod) m, vs.tables()), forwardErrors(c, m));
+                FlowModRequest req = FlowModCodec.decode((OFFlowMod) m, vs.tables());
+                durably(c, m, () -> vs.flows().flowMod(req, forwardErrors(c, m)),
+                        r -> new FlowModFailedException(OFFlowModFailedCode.EPERM, r));
             }
             case GROUP_MOD -> {
                 requireWritable(c);
-                vs.groups().groupMod(GroupModCodec.decode((OFGroupMod) m), forwardErrors(c, m));
+                GroupModRequest req = GroupModCodec.decode((OFGroupMod) m);
+                durably(c, m, () -> vs.groups().groupMod(req, forwardErrors(c, m)),
+                        r -> new GroupModFailedException(OFGroupModFailedCode.EPERM, r));
             }
             case PACKET_OUT -> {
                 requireWritable(c);
@@ -138,6 +153,24 @@ final class RequestHandler {
                     + desc.getHwAddr());
         }
         net.send(m.physical().switchId(), pm.createBuilder().setPortNo(m.physical().port()), forwardErrors(c, pm));
+    }
+
+    /** A request that changes the persistent state. */
+    private interface Change {
+        void apply() throws OpenFlowException;
+    }
+
+    /**
+     * Applies {@code change} unless the state file cannot take changes now, and answers {@code m}
+     * with {@code refusal}'s error if the change is undone later because it could not be written
+     * (before the reply to any barrier after it).
+     */
+    private void durably(ControllerConnection c, OFMessage m, Change change, Function<String, OpenFlowException> refusal)
+            throws OpenFlowException {
+        vs.state().requireWritable(refusal);
+        long mark = vs.state().mark();
+        change.apply();
+        vs.state().onLost(mark, reason -> c.refuse(refusal.apply(reason), m));
     }
 
     private static void requireWritable(ControllerConnection c) throws BadRequestException {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 
@@ -18,6 +19,7 @@ import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.core.PortRequest;
 import org.uno.oneswitch.core.RemapService;
+import org.uno.oneswitch.core.StateLog;
 import org.uno.oneswitch.core.Timers;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.PortMapException;
@@ -41,7 +43,9 @@ import org.uno.oneswitch.model.VirtualRule;
  * Runs on the event loop (see {@link RestServer}); answers complete when their work is done. A
  * port named in POST or PUT that a connected switch has not reported yet is waited for, up to
  * {@value #PORT_WAIT_MS} ms: a port just added to the bridge reaches OneSwitch as a PORT_STATUS a
- * moment later, and the client that added it must not be refused for that.
+ * moment later, and the client that added it must not be refused for that. With a state file, an
+ * answer to a change is sent once the change is on disk; a change that cannot be written is refused
+ * (or undone) with 503.
  */
 public final class RestApi {
     /** A status and a JSON body (null for none). */
@@ -83,8 +87,8 @@ public final class RestApi {
             }
             requireMethod(method, "POST");
             PortRequest req = portRequest(body, PORT_KEYS);
-            return whenPortSeen(req, () -> done(201, mapping(vs.ports().add(req))),
-                    "the installed rules cannot be translated with this port: ", PORT_WAIT_MS / PORT_POLL_MS);
+            return durably(() -> whenPortSeen(req, () -> done(201, mapping(vs.ports().add(req))),
+                    "the installed rules cannot be translated with this port: ", PORT_WAIT_MS / PORT_POLL_MS));
         }
         if (p.startsWith("/v1/ports/")) {
             OFPort v = virtualPort(p.substring("/v1/ports/".length()));
@@ -93,19 +97,40 @@ public final class RestApi {
                     return done(200, mapping(vs.ports().current().get(v).orElseThrow(() ->
                             new HttpError(404, "virtual port " + v + " is not mapped"))));
                 case "PUT":
-                    return remap(v, body);
+                    return durably(() -> remap(v, body));
                 case "DELETE":
-                    try {
-                        vs.ports().remove(v);
-                    } catch (PortMapException e) {
-                        throw toHttp(e);
-                    }
-                    return done(204, null);
+                    return durably(() -> {
+                        try {
+                            vs.ports().remove(v);
+                        } catch (PortMapException e) {
+                            throw toHttp(e);
+                        }
+                        return done(204, null);
+                    });
                 default:
                     throw new HttpError(405, "method " + method + " not allowed here");
             }
         }
         throw new HttpError(404, "no resource " + path + " (see /v1/health, /v1/ports, /v1/explain)");
+    }
+
+    /** A request that changes the persistent state. */
+    private interface Change {
+        CompletableFuture<Response> apply() throws HttpError;
+    }
+
+    /**
+     * Runs {@code change} unless the state file cannot take changes now (503), and answers once what
+     * it changed is on disk, or 503 if it was undone because it could not be written.
+     */
+    private CompletableFuture<Response> durably(Change change) throws HttpError {
+        vs.state().requireWritable(reason -> new HttpError(503, reason));
+        return change.apply().thenCompose(r -> vs.state().durable().handle((v, t) -> {
+            if (t != null) {
+                throw new CompletionException(new HttpError(503, "the change was undone: " + t.getMessage()));
+            }
+            return r;
+        }));
     }
 
     private static CompletableFuture<Response> done(int status, JsonNode body) {
@@ -213,7 +238,8 @@ public final class RestApi {
     private ObjectNode health() {
         ObjectNode h = RestServer.JSON.createObjectNode();
         boolean all = vs.topology().switches().stream().allMatch(s -> switchConnected.test(s.id()));
-        h.put("status", all ? "ok" : "waiting for switches");
+        StateLog.Status state = vs.state().status();
+        h.put("status", state.degraded().isPresent() ? "degraded" : all ? "ok" : "waiting for switches");
         h.put("datapath_id", vs.datapathId().toString());
         ArrayNode switches = h.putArray("switches");
         for (SwitchSpec s : vs.topology().switches()) {
@@ -230,6 +256,12 @@ public final class RestApi {
         h.put("dropped_packet_ins", vs.packets().droppedPacketIns());
         h.put("flow_mods", vs.flows().flowModWork().count());
         h.put("flow_mod_ms", vs.flows().flowModWork().nanos() / 1e6);
+        if (state.enabled()) {
+            h.putObject("state_file").put("status", state.degraded().isPresent() ? "degraded" : "ok")
+                    .put("error", state.degraded().orElse(null)).put("records_written", state.commits())
+                    .put("write_failures", state.writeFailures()).put("snapshots", state.snapshots())
+                    .put("refused_requests", state.refusedRequests()).put("undone_requests", state.undoneRequests());
+        }
         return h;
     }
 

@@ -11,12 +11,20 @@ import org.uno.oneswitch.model.PortMap;
  */
 public final class PortMapStore {
     private PortMap current = PortMap.EMPTY;
+    private ChangeListener listener = ChangeListener.NONE;
+
+    /** Tells {@code l} about every later change. */
+    public void setListener(ChangeListener l) {
+        listener = l;
+    }
 
     public PortMap current() {
         return current;
     }
 
     public void set(PortMap next) {
-        current = Objects.requireNonNull(next, "next");
+        Objects.requireNonNull(next, "next");
+        listener.portMapChanged(current);
+        current = next;
     }
 }

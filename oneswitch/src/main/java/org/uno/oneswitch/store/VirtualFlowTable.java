@@ -24,6 +24,12 @@ public final class VirtualFlowTable {
     private final Map<Long, VirtualRule> byId = new HashMap<>();
     private final int[] perTable = new int[256];
     private long nextId = 1;
+    private ChangeListener listener = ChangeListener.NONE;
+
+    /** Tells {@code l} about every later change. */
+    public void setListener(ChangeListener l) {
+        listener = l;
+    }
 
     /** A fresh rule id. */
     public long newId() {
@@ -51,6 +57,7 @@ public final class VirtualFlowTable {
     /** Stores {@code r}, replacing the rule with the same id or key (in place when the key is the same). */
     public void put(VirtualRule r) {
         VirtualRule old = byId.get(r.id());
+        listener.ruleChanged(r.id(), old);
         if (old != null && old.key().equals(r.key())) {
             byKey.put(r.key(), r);
             byId.put(r.id(), r);
@@ -70,8 +77,10 @@ public final class VirtualFlowTable {
 
     /** Removes the rule with {@code id} if present. */
     public void remove(long id) {
-        VirtualRule r = byId.remove(id);
+        VirtualRule r = byId.get(id);
         if (r != null) {
+            listener.ruleChanged(id, r);
+            byId.remove(id);
             byKey.remove(r.key());
             perTable[r.table()]--;
         }

@@ -13,17 +13,28 @@ import org.uno.oneswitch.model.VirtualGroup;
  */
 public final class VirtualGroupTable {
     private final TreeMap<Long, VirtualGroup> byId = new TreeMap<>();
+    private ChangeListener listener = ChangeListener.NONE;
+
+    /** Tells {@code l} about every later change. */
+    public void setListener(ChangeListener l) {
+        listener = l;
+    }
 
     public Optional<VirtualGroup> get(long id) {
         return Optional.ofNullable(byId.get(id));
     }
 
     public void put(VirtualGroup g) {
+        listener.groupChanged(g.id(), byId.get(g.id()));
         byId.put(g.id(), g);
     }
 
     public void remove(long id) {
-        byId.remove(id);
+        VirtualGroup g = byId.get(id);
+        if (g != null) {
+            listener.groupChanged(id, g);
+            byId.remove(id);
+        }
     }
 
     /** Every group, by id. */

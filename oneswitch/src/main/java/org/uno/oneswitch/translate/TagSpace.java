@@ -28,6 +28,7 @@ public final class TagSpace {
     private final int[] refs = new int[Layout.LAST_TAG + 1];
     private final Set<Integer> unreferenced = new HashSet<>();
     private int last = Layout.FIRST_TAG - 1;
+    private long version;
 
     /** The tag of the virtual ports {@code ports}, allocated if it has none. */
     public int reserve(Collection<OFPort> ports) throws TranslationConflictException {
@@ -41,6 +42,7 @@ public final class TagSpace {
         members.put(t, key);
         unreferenced.add(t);
         last = t;
+        version++;
         return t;
     }
 
@@ -52,6 +54,11 @@ public final class TagSpace {
     /** Allocated tags and their ports, for persistence. */
     public Map<Integer, List<Integer>> allocations() {
         return Map.copyOf(members);
+    }
+
+    /** Changes whenever an allocation is made or freed (to persist allocations only when they changed). */
+    public long version() {
+        return version;
     }
 
     /** How many tags are allocated. */
@@ -94,6 +101,7 @@ public final class TagSpace {
                 List<Integer> key = members.remove(t);
                 if (key != null) {
                     byMembers.remove(key);
+                    version++;
                 }
             }
         }

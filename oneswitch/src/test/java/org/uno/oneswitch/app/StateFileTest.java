@@ -9,110 +9,236 @@ import static org.uno.oneswitch.testing.Fixtures.inPort;
 import static org.uno.oneswitch.testing.Fixtures.match;
 import static org.uno.oneswitch.testing.Fixtures.out;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
 import org.projectfloodlight.openflow.protocol.OFGroupType;
-import org.projectfloodlight.openflow.types.DatapathId;
-import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
-import org.projectfloodlight.openflow.types.U64;
-import org.uno.oneswitch.core.ControllerNotifier;
-import org.uno.oneswitch.core.PortRequest;
+import org.uno.oneswitch.core.Counts;
+import org.uno.oneswitch.core.RuleCounters;
 import org.uno.oneswitch.core.SavedState;
-import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.model.Bucket;
-import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowMatch;
-import org.uno.oneswitch.model.FlowModRequest;
 import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.VirtualGroup;
-import org.uno.oneswitch.testing.Fixtures;
-import org.uno.oneswitch.testing.RecordingNetwork;
+import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.testing.StateFixture;
 import org.uno.oneswitch.translate.InstalledEntry;
 
-/** The state file: what a restarted OneSwitch gets back is what it had, and it plans the same entries. */
+/**
+ * The state file: a snapshot and change records load as the state they describe, a restarted
+ * OneSwitch plans the same entries, a torn last record is dropped, and every kind of damage is
+ * refused with its reason.
+ */
 class StateFileTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     @TempDir
     Path dir;
 
-    private static VirtualSwitch fresh() {
-        ControllerNotifier none = new ControllerNotifier() {
-            @Override
-            public void packetIn(org.projectfloodlight.openflow.protocol.OFPacketIn msg) {
-            }
+    private final StateFixture f = new StateFixture();
+    private final StateFixture.Sink sink = new StateFixture.Sink();
+    /** The bodies of the records: the snapshot at start, then one per commit. */
+    private final List<byte[]> bodies = new ArrayList<>();
 
-            @Override
-            public void portStatus(org.projectfloodlight.openflow.protocol.OFPortStatus msg) {
-            }
-
-            @Override
-            public void flowRemoved(org.projectfloodlight.openflow.protocol.OFFlowRemoved msg) {
-            }
-        };
-        return new VirtualSwitch(DatapathId.of(7), 8, Fixtures.topology(1), new RecordingNetwork(Fixtures.topology(1)),
-                none, () -> 5_000_000_000L, (ms, task) -> {
-                }, 1000);
-    }
-
-    private static void add(VirtualSwitch vs, int table, int priority, FlowMatch m, List<org.uno.oneswitch.model.Instruction> ins)
-            throws Exception {
-        vs.flows().flowMod(new FlowModRequest(FlowModRequest.Command.ADD, new FlowFilter(table, m, true, priority,
-                U64.ZERO, U64.ZERO, OFPort.ANY, OFGroup.ANY), ins, U64.of(0xabc), Set.of(OFFlowModFlags.SEND_FLOW_REM),
-                30, 0), (s, e) -> {
-                });
-    }
-
-    @Test
-    void aRestartedSwitchPlansTheSameEntries() throws Exception {
-        VirtualSwitch before = fresh();
-        for (var m : Fixtures.ports(1).mappings()) {
-            before.ports().add(new PortRequest(m.physical().switchId(), m.physicalName(), null,
-                    (long) m.virtualPort().getPortNumber(), m.name()));
-        }
-        before.groups().groupMod(new GroupModRequest(GroupModRequest.Command.ADD, new VirtualGroup(4, OFGroupType.ALL,
+    StateFileTest() throws Exception {
+        f.vs.groups().groupMod(new GroupModRequest(GroupModRequest.Command.ADD, new VirtualGroup(4, OFGroupType.ALL,
                 List.of(Bucket.of(List.of(out(3))), Bucket.of(List.of(out(2)))))), (s, e) -> {
                 });
-        add(before, 0, 10, match(inPort(1)), apply(out(3)));
-        add(before, 0, 20, match(inPort(2)), apply(group(4)));
-        add(before, 1, 5, FlowMatch.ANY, apply(out(OFPort.FLOOD)));
-        Path file = dir.resolve("state.json");
-        SavedState saved = before.save(6_000_000_000L);
-        StateFile.write(file, saved);
+        f.add(2, 30, match(inPort(3)), apply(out(1), out(2)));
+        f.vs.state().start(sink);
+        f.runTimers(0);
+        sink.snapshotsWritten();
+        bodies.add(StateFile.snapshot(sink.snapshotSeqs.get(0), sink.snapshots.get(0)));
+        f.add(0, 10, match(inPort(1)), apply(out(3)));
+        f.add(0, 20, match(inPort(2)), apply(group(4)));
+        commit();
+        f.delete(0, 10, match(inPort(1)));
+        f.add(1, 5, FlowMatch.ANY, apply(out(OFPort.FLOOD)));
+        commit();
+    }
 
-        SavedState loaded = StateFile.load(file, 8).orElseThrow();
-        assertEquals(undated(saved.rules()), undated(loaded.rules()));
-        assertEquals(saved.groups(), loaded.groups());
-        assertEquals(saved.ports(), loaded.ports());
-        assertEquals(saved.tags(), loaded.tags());
-        assertEquals(Set.of(1000L), new HashSet<>(loaded.ageMillis().values()));
+    private void commit() {
+        f.runTimers(0);
+        sink.commit();
+        bodies.add(StateFile.changes(sink.appended.get(sink.appended.size() - 1)));
+    }
 
-        VirtualSwitch after = fresh();
-        after.restore(loaded, 9_000_000_000L);
-        for (String sw : List.of("host", "snic0")) {
-            assertEquals(keys(before.planner().plan().entries(sw)), keys(after.planner().plan().entries(sw)), sw);
+    private Path file(List<byte[]> recordBodies) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] b : recordBodies) {
+            out.write(StateRecords.frame(b));
         }
-        assertEquals(before.planner().plan().groupCount(), after.planner().plan().groupCount());
-        assertEquals(3, after.virtualRuleCount());
-        assertEquals(8_000_000_000L, after.flows().rule(1).orElseThrow().installedNanos(), "age kept");
-        assertTrue(after.planner().plan().nextCookie() >= before.planner().plan().nextCookie());
+        return write(out.toByteArray());
+    }
+
+    private Path write(byte[] bytes) throws Exception {
+        Path p = dir.resolve("state-" + System.nanoTime() + ".json");
+        Files.write(p, bytes);
+        return p;
+    }
+
+    private static StateFile.Loaded load(Path p) throws ConfigException {
+        return StateFile.load(p, 8).orElseThrow();
     }
 
     @Test
-    void noFileIsNoStateAndABadFileIsRefused() throws Exception {
-        assertTrue(StateFile.load(dir.resolve("missing.json"), 8).isEmpty());
-        Path bad = dir.resolve("bad.json");
-        Files.writeString(bad, "{\"schema\": \"something else\"}");
-        assertThrows(ConfigException.class, () -> StateFile.load(bad, 8));
+    void aSnapshotAndItsChangeRecordsLoadAsTheStateNowAndPlanTheSameEntries() throws Exception {
+        StateFile.Loaded loaded = load(file(bodies));
+        SavedState now = f.vs.save(f.now, 1_000_000);
+        assertEquals(3, loaded.records());
+        assertTrue(loaded.tornTail().isEmpty());
+        assertEquals(undated(now.rules()), undated(loaded.state().rules()));
+        assertEquals(now.groups(), loaded.state().groups());
+        assertEquals(now.ports(), loaded.state().ports());
+        assertEquals(now.tags(), loaded.state().tags());
+        assertEquals(now.nextRuleId(), loaded.state().nextRuleId());
+
+        StateFixture after = new StateFixture(false);
+        after.vs.restore(loaded.state(), after.now, System.currentTimeMillis());
+        for (String sw : List.of("host", "snic0")) {
+            assertEquals(keys(f.vs.planner().plan().entries(sw)), keys(after.vs.planner().plan().entries(sw)), sw);
+        }
+        assertEquals(f.vs.planner().plan().groupCount(), after.vs.planner().plan().groupCount());
+        assertTrue(after.vs.planner().plan().nextCookie() >= f.vs.planner().plan().nextCookie());
     }
 
-    private static List<org.uno.oneswitch.model.VirtualRule> undated(List<org.uno.oneswitch.model.VirtualRule> rules) {
+    @Test
+    void installTimesAndCountersSurvive() throws Exception {
+        SavedState now = f.vs.save(f.now, 1_000_000_000L);
+        VirtualRule r = now.rules().get(0);
+        RuleCounters c = new RuleCounters(new Counts(2, 200), Map.of("host", new Counts(48, 4704)));
+        SavedState loaded = load(file(List.of(StateFile.snapshot(0, now.withCounters(Map.of(r.id(), c))))))
+                .state();
+        assertEquals(c, loaded.counters().get(r.id()));
+        assertEquals(now.installedMillis(), loaded.installedMillis());
+
+        StateFixture after = new StateFixture(false);
+        after.vs.restore(loaded, after.now, 1_000_030_000L);
+        assertEquals(after.now - 30_000_000_000L, after.vs.flows().rule(r.id()).orElseThrow().installedNanos(),
+                "the rule's age goes on from its wall-clock install time");
+        assertEquals(new Counts(50, 4904), after.vs.flows().countersOf(List.of(r)).join().get(r.id()),
+                "a restored rule counts what it counted before");
+    }
+
+    @Test
+    void noFileIsNoStateButAnEmptyFileIsDamage() throws Exception {
+        assertTrue(StateFile.load(dir.resolve("missing.json"), 8).isEmpty());
+        ConfigException e = assertThrows(ConfigException.class, () -> load(write(new byte[0])));
+        assertTrue(e.getMessage().contains("is damaged: the file is empty"), e.getMessage());
+    }
+
+    @Test
+    void aTornLastRecordIsDroppedAndEverythingBeforeItKept() throws Exception {
+        byte[] whole = Files.readAllBytes(file(bodies));
+        SavedState beforeLast = load(file(bodies.subList(0, 2))).state();
+        int lastStart = StateRecords.frame(bodies.get(0)).length + StateRecords.frame(bodies.get(1)).length;
+        for (int cut = lastStart + 1; cut < whole.length; cut += 7) {
+            StateFile.Loaded l = load(write(java.util.Arrays.copyOf(whole, cut)));
+            assertEquals(2, l.records(), "cut at " + cut);
+            assertTrue(l.tornTail().isPresent());
+            assertEquals(undated(beforeLast.rules()), undated(l.state().rules()));
+        }
+    }
+
+    @Test
+    void theSnapshotIsNeverATornTail() throws Exception {
+        byte[] whole = Files.readAllBytes(file(bodies));
+        ConfigException e = assertThrows(ConfigException.class, () -> load(write(java.util.Arrays.copyOf(whole,
+                StateRecords.frame(bodies.get(0)).length - 5))));
+        assertTrue(e.getMessage().contains("record 1 at byte 0: cut short"), e.getMessage());
+    }
+
+    @Test
+    void aFlippedDigitFailsTheChecksumAndIsDamageUnlessInTheLastRecord() throws Exception {
+        String snapshotWithFlip = flipInFlowMod(bodies.get(0));
+        assertDamaged(List.of(snapshotWithFlip.getBytes(StandardCharsets.UTF_8), bodies.get(1), bodies.get(2)),
+                "record 1 at byte 0: checksum mismatch", true);
+        assertDamaged(List.of(bodies.get(0), flipInFlowMod(bodies.get(1)).getBytes(StandardCharsets.UTF_8),
+                bodies.get(2)), "record 2 at byte", true);
+        StateFile.Loaded l = load(corrupt(List.of(bodies.get(0), bodies.get(1),
+                flipInFlowMod(bodies.get(2)).getBytes(StandardCharsets.UTF_8))));
+        assertEquals(2, l.records(), "in the last record it looks like a torn write and is dropped");
+    }
+
+    @Test
+    void everyPartOfEveryRecordIsChecked() throws Exception {
+        Map<String, Consumer<ObjectNode>> snapshotDamage = Map.of(
+                "the snapshot has no 'rules'", s -> s.remove("rules"),
+                "'rules' must be a list, not object", s -> s.putObject("rules"),
+                "the snapshot has no 'port_map'", s -> s.remove("port_map"),
+                "the snapshot has no 'groups'", s -> s.remove("groups"),
+                "the snapshot has an unknown field 'extra'", s -> s.put("extra", 1),
+                "is not an OpenFlow 1.3 message", s -> setFlowMod(s, hex -> hex.substring(0, 4) + "ff" + hex.substring(6)),
+                "is a flow_mod DELETE, not ADD", s -> setFlowMod(s, hex -> hex.substring(0, 50) + "03" + hex.substring(52)),
+                "'virtual_port' must be an integer", s -> ((ObjectNode) s.get("port_map").get(0)).put("virtual_port", "1"),
+                "schema must be oneswitch-state/2", s -> s.put("schema", "oneswitch-state/1"));
+        for (Map.Entry<String, Consumer<ObjectNode>> d : snapshotDamage.entrySet()) {
+            ObjectNode s = (ObjectNode) JSON.readTree(bodies.get(0));
+            d.getValue().accept(s);
+            assertDamaged(List.of(JSON.writeValueAsBytes(s), bodies.get(1), bodies.get(2)), d.getKey(), false);
+        }
+        Map<String, Consumer<ObjectNode>> changeDamage = Map.of(
+                "record number 5 follows 1", c -> c.put("seq", 5),
+                "deletes rule 99, which does not exist", c -> ((ArrayNode) c.get("deleted_rules")).add(99),
+                "a change record has no 'deleted_groups'", c -> c.remove("deleted_groups"));
+        for (Map.Entry<String, Consumer<ObjectNode>> d : changeDamage.entrySet()) {
+            ObjectNode c = (ObjectNode) JSON.readTree(bodies.get(2));
+            d.getValue().accept(c);
+            assertDamaged(List.of(bodies.get(0), bodies.get(1), JSON.writeValueAsBytes(c)), d.getKey(), false);
+        }
+    }
+
+    /** Checks that the records (framed with valid checksums unless {@code corrupt}) are refused with {@code reason}. */
+    private void assertDamaged(List<byte[]> records, String reason, boolean corrupt) throws Exception {
+        Path p = corrupt ? corrupt(records) : file(records);
+        ConfigException e = assertThrows(ConfigException.class, () -> load(p), reason);
+        assertTrue(e.getMessage().contains("is damaged") && e.getMessage().contains(reason), reason + ": "
+                + e.getMessage());
+        assertEquals(1, e.getMessage().lines().count());
+    }
+
+    /** A file whose records carry the checksums of {@link #bodies}, but the given bodies (so a change fails them). */
+    private Path corrupt(List<byte[]> records) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < records.size(); i++) {
+            byte[] good = StateRecords.frame(bodies.get(i));
+            byte[] body = records.get(i);
+            out.write(good, 0, good.length - bodies.get(i).length - 1);
+            out.write(body);
+            out.write('\n');
+        }
+        return write(out.toByteArray());
+    }
+
+    /** The record's JSON with one hex digit of its first stored flow_mod changed. */
+    private static String flipInFlowMod(byte[] body) throws Exception {
+        ObjectNode s = (ObjectNode) JSON.readTree(body);
+        setFlowMod(s, hex -> hex.substring(0, hex.length() - 3) + (hex.charAt(hex.length() - 3) == '0' ? '1' : '0')
+                + hex.substring(hex.length() - 2));
+        return JSON.writeValueAsString(s);
+    }
+
+    private static void setFlowMod(ObjectNode record, java.util.function.UnaryOperator<String> change) {
+        ObjectNode rule = (ObjectNode) record.get("rules").get(0);
+        rule.put("flow_mod", change.apply(rule.get("flow_mod").asText()));
+    }
+
+    private static List<VirtualRule> undated(List<VirtualRule> rules) {
         return rules.stream().map(r -> r.toBuilder().installedNanos(0).build()).toList();
     }
 
