@@ -26,11 +26,14 @@ import org.uno.oneswitch.model.PortSpec;
  * @param commandSockets     send commands over the bridges' management sockets when described
  * @param remapGraceMs       how long a remap keeps the old port's entries (its NF may still send)
  * @param stateFile          where the virtual switch's state is saved and restored, if anywhere
+ * @param backlogLimit       bytes queued for a controller connection that does not read before it is closed
+ * @param maxPassive         passive controller connections served at once
  */
 public record Config(DatapathId datapathId, List<InetSocketAddress> controllers, Optional<InetSocketAddress> listen,
                      InetSocketAddress southbound, Optional<InetSocketAddress> rest, Optional<Path> platform,
                      Set<PortSpec.Kind> autoMap, int tables, int echoIntervalSec, long maxBackoffMs, String logLevel,
-                     boolean commandSockets, long remapGraceMs, Optional<Path> stateFile) {
+                     boolean commandSockets, long remapGraceMs, Optional<Path> stateFile, long backlogLimit,
+                     int maxPassive) {
     public Config {
         controllers = List.copyOf(controllers);
         autoMap = Set.copyOf(autoMap);

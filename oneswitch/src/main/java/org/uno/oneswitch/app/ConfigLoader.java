@@ -38,6 +38,8 @@ public final class ConfigLoader {
         {"auto_map", "--auto-map", "vm,wire", "port kinds of the description mapped to virtual ports at start (vm,wire,nf,other) or 'none'"},
         {"tables", "--tables", "64", "number of virtual flow tables (1..200)"},
         {"echo_interval", "--echo-interval", "5", "seconds of silence before an echo probe on an OpenFlow connection"},
+        {"controller_backlog_limit", "--controller-backlog-limit", "16", "MiB queued for a controller connection that does not read, past which it is closed (1..1024)"},
+        {"max_passive_connections", "--max-passive-connections", "64", "passive OpenFlow connections served at once; more are closed (1..10000)"},
         {"reconnect_max_backoff", "--reconnect-max-backoff", "8", "longest wait in seconds between attempts to reach a controller"},
         {"command_sockets", "--command-sockets", "true", "send flow_mods/stats/barriers over the bridges' management sockets named in the description (true/false)"},
         {"remap_grace", "--remap-grace", "1000", "milliseconds a remap keeps the old port's entries (0..60000)"},
@@ -182,7 +184,8 @@ public final class ConfigLoader {
                 platform.isEmpty() ? Optional.empty() : Optional.of(Path.of(platform.get(0))), kinds,
                 integer(v, "tables", 1, 200), integer(v, "echo_interval", 1, 3600),
                 integer(v, "reconnect_max_backoff", 1, 3600) * 1000L, level, bool(v, "command_sockets"),
-                integer(v, "remap_grace", 0, 60000), optionalPath(v, "state_file"));
+                integer(v, "remap_grace", 0, 60000), optionalPath(v, "state_file"),
+                integer(v, "controller_backlog_limit", 1, 1024) * (1L << 20), integer(v, "max_passive_connections", 1, 10000));
     }
 
     private static Optional<Path> optionalPath(Map<String, List<String>> v, String key) throws ConfigException {

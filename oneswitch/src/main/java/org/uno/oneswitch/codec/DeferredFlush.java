@@ -12,10 +12,28 @@ import org.projectfloodlight.openflow.protocol.OFMessage;
  */
 public final class DeferredFlush {
     private final Channel channel;
+    private final Runnable flushed;
     private ByteBuf pending;
 
     public DeferredFlush(Channel channel) {
+        this(channel, () -> {
+        });
+    }
+
+    /** Runs {@code flushed} after each write (for a caller that waits for its backlog to shrink). */
+    public DeferredFlush(Channel channel, Runnable flushed) {
         this.channel = channel;
+        this.flushed = flushed;
+    }
+
+    /**
+     * Bytes queued for the channel and not yet written to its socket: those encoded in this task
+     * and those Netty holds because the peer does not take them.
+     */
+    public long backlog() {
+        var buffered = channel.unsafe().outboundBuffer();
+        return (pending == null ? 0 : pending.readableBytes())
+                + (buffered == null ? 0 : buffered.totalPendingWriteBytes());
     }
 
     /** Queues {@code msg}; it is sent when the current task ends. */
@@ -32,6 +50,7 @@ public final class DeferredFlush {
         pending = null;
         if (channel.isActive()) {
             channel.writeAndFlush(buf, channel.voidPromise());
+            flushed.run();
         } else {
             buf.release();
         }

@@ -2,6 +2,7 @@ package org.uno.oneswitch.endpoint;
 
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -38,6 +39,12 @@ import org.uno.oneswitch.error.OpenFlowException;
  * <p>Invariants: nothing but HELLO is handled before negotiation; every refused or undecodable
  * request is answered with an OFPT_ERROR carrying its xid and first bytes; a failure on this
  * connection closes only this connection.
+ *
+ * <p>Backpressure (as Open vSwitch's ofconn limits the replies it queues per connection): requests
+ * are taken only while the connection's backlog of unsent bytes is under the pause mark and fewer
+ * than {@value #MAX_REPLYING} replies are being made; meanwhile the socket is not read, so a client
+ * that does not read its replies cannot make OneSwitch queue more. A backlog past the limit closes
+ * the connection, and so do the idle probes of a peer that neither reads nor writes.
  */
 final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ControllerConnection.class);
@@ -49,10 +56,12 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     private static final int MAX_UNDECODABLE_IN_A_ROW = 16;
     /** OpenFlow's default miss_send_len. */
     private static final int DEFAULT_MISS_SEND_LEN = 128;
+    /** Requests whose replies are being made (statistics, barriers) past which no more are taken. */
+    static final int MAX_REPLYING = 8;
 
     private final Northbound north;
     private final boolean passive;
-    private final int maxIdleProbes;
+    private final Northbound.Limits limits;
     private Channel channel;
     private DeferredFlush out;
     private boolean negotiated;
@@ -61,17 +70,25 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     private int idleProbes;
     private int undecodableInARow;
     private AsyncConfig async = AsyncConfig.DEFAULT;
+    /** Requests read but not yet handled, in order: while the gate is closed or the connection is paused. */
     private final ArrayDeque<OFMessage> held = new ArrayDeque<>();
+    private boolean waitingForGate;
+    private int replying;
+    private boolean overflowed;
 
-    ControllerConnection(Northbound north, boolean passive, int maxIdleProbes) {
+    ControllerConnection(Northbound north, boolean passive) {
         this.north = north;
         this.passive = passive;
-        this.maxIdleProbes = maxIdleProbes;
+        this.limits = north.limits();
         this.missSendLen = passive ? 0 : DEFAULT_MISS_SEND_LEN;
     }
 
     OFFactory factory() {
         return OF13;
+    }
+
+    boolean passive() {
+        return passive;
     }
 
     boolean negotiated() {
@@ -107,16 +124,40 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
         return negotiated && (!passive || missSendLen > 0);
     }
 
-    /** False while the connection's outbound buffer is above its high-water mark. */
+    /** False while the connection's backlog of unsent bytes is above the pause mark. */
     boolean writable() {
-        return channel.isWritable();
+        return out.backlog() < limits.pauseBytes();
     }
 
-    /** Queues a message to the controller (flushed after the current task). */
+    /**
+     * Queues a message to the controller (flushed after the current task); past the backlog limit the
+     * connection is closed instead, once.
+     */
     void send(OFMessage msg) {
-        if (channel.isActive()) {
-            out.write(msg);
+        if (!channel.isActive() || overflowed) {
+            return;
         }
+        if (out.backlog() > limits.backlogBytes()) {
+            overflowed = true;
+            LOG.warn("controller connection {} does not read: {} bytes queued for it (limit {}); closing",
+                    channel.remoteAddress(), out.backlog(), limits.backlogBytes());
+            channel.close();
+            return;
+        }
+        out.write(msg);
+    }
+
+    /**
+     * Counts {@code reply} among the replies being made until it completes; the caller sends it when
+     * it completes (before the requests held meanwhile are taken up).
+     */
+    <T> CompletableFuture<T> replying(CompletableFuture<T> reply) {
+        replying++;
+        reply.whenComplete((v, t) -> {
+            replying--;
+            channel.eventLoop().execute(this::release);
+        });
+        return reply;
     }
 
     void sendAll(List<? extends OFMessage> msgs) {
@@ -139,7 +180,13 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
-        out = new DeferredFlush(channel);
+        out = new DeferredFlush(channel, this::release);
+        if (passive && north.controllers().passive() >= limits.maxPassive()) {
+            LOG.warn("refusing controller connection from {}: {} passive connections already open",
+                    channel.remoteAddress(), limits.maxPassive());
+            channel.close();
+            return;
+        }
         north.controllers().add(this);
         out.write(Hellos.ours(OF13));
         log("controller connection {} {}", passive ? "from" : "to", channel.remoteAddress());
@@ -147,7 +194,9 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        north.controllers().remove(this);
+        if (!north.controllers().remove(this)) {
+            return;
+        }
         log("controller connection {} {} closed", passive ? "from" : "to", channel.remoteAddress());
     }
 
@@ -173,11 +222,22 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
             onFirstMessage(m);
             return;
         }
-        if (!held.isEmpty() || !north.requests().gate().isOpen()) {
+        if (!held.isEmpty() || paused()) {
             hold(m);
             return;
         }
         process(m);
+    }
+
+    /** Requests wait while a remap is applied, while the peer has not taken its replies, while many are made. */
+    private boolean paused() {
+        return !north.requests().gate().isOpen() || !writable() || replying >= MAX_REPLYING;
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        release();
+        ctx.fireChannelWritabilityChanged();
     }
 
     private void process(OFMessage m) {
@@ -197,24 +257,43 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
         }
     }
 
-    /** Keeps {@code m} (and stops reading) until the virtual switch's gate opens: order is kept. */
+    /**
+     * Keeps {@code m} and stops reading until the connection is no longer paused ({@link #release}
+     * runs when the gate opens, the backlog shrinks or a reply completes): order is kept. What is
+     * held is bounded by what one read had decoded.
+     */
     private void hold(OFMessage m) {
-        if (held.isEmpty()) {
-            channel.config().setAutoRead(false);
-            north.requests().gate().whenOpen(this::release);
-        }
+        channel.config().setAutoRead(false);
         held.add(m);
+        waitForGate();
     }
 
+    private void waitForGate() {
+        if (!waitingForGate && !north.requests().gate().isOpen()) {
+            waitingForGate = true;
+            north.requests().gate().whenOpen(() -> {
+                waitingForGate = false;
+                release();
+            });
+        }
+    }
+
+    /** Handles the held requests while the connection is not paused; reads again once none is left. */
     private void release() {
+        if (!channel.isActive()) {
+            held.clear();
+            return;
+        }
         while (!held.isEmpty()) {
-            if (!north.requests().gate().isOpen()) {
-                north.requests().gate().whenOpen(this::release);
+            if (paused()) {
+                waitForGate();
                 return;
             }
             process(held.poll());
         }
-        channel.config().setAutoRead(true);
+        if (!channel.config().isAutoRead() && !paused()) {
+            channel.config().setAutoRead(true);
+        }
     }
 
     private void onFirstMessage(OFMessage m) {
@@ -250,7 +329,10 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
-            if (++idleProbes > maxIdleProbes) {
+            if (!channel.config().isAutoRead() && writable()) {
+                return;  // not silent: OneSwitch holds its requests (a remap, replies being made)
+            }
+            if (++idleProbes > limits.maxIdleProbes()) {
                 LOG.warn("controller at {} silent too long; closing", channel.remoteAddress());
                 ctx.close();
             } else if (negotiated) {
@@ -261,6 +343,9 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (!ctx.channel().isActive()) {
+            return;  // writes that were queued when OneSwitch closed the connection
+        }
         LOG.warn("controller connection {} failed: {}", channel == null ? "?" : channel.remoteAddress(),
                 cause.toString());
         ctx.close();

@@ -27,8 +27,14 @@ final class Controllers implements ControllerNotifier {
         connections.add(c);
     }
 
-    void remove(ControllerConnection c) {
-        connections.remove(c);
+    /** False if {@code c} was not among the connections (it was refused). */
+    boolean remove(ControllerConnection c) {
+        return connections.remove(c);
+    }
+
+    /** How many passive (service) connections are open. */
+    int passive() {
+        return (int) connections.stream().filter(ControllerConnection::passive).count();
     }
 
     Collection<ControllerConnection> all() {

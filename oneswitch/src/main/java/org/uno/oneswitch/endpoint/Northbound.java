@@ -11,6 +11,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,8 +33,7 @@ public final class Northbound {
     private final Roles roles = new Roles(controllers);
     private final EventLoopGroup group;
     private final Transport transport;
-    private final int idleSeconds;
-    private final int maxIdleProbes;
+    private final Limits limits;
     private final List<Channel> listeners = new ArrayList<>();
     private RequestHandler requests;
     private volatile boolean stopped;
@@ -42,11 +42,28 @@ public final class Northbound {
     public record Identity(String manufacturer, String hardware, String software, String serial, String datapath) {
     }
 
-    public Northbound(EventLoopGroup group, Transport transport, int idleSeconds, int maxIdleProbes) {
+    /**
+     * What one connection may cost: {@code idleSeconds} of silence before an echo probe and {@code
+     * maxIdleProbes} unanswered probes before closing; {@code backlogBytes} queued for a peer that does
+     * not read before closing (requests are no longer read past {@link #pauseBytes}); at most {@code
+     * maxPassive} passive connections. The memory controllers can hold is about {@code (maxPassive +
+     * active) * backlogBytes}.
+     */
+    public record Limits(int idleSeconds, int maxIdleProbes, long backlogBytes, int maxPassive) {
+        /** The backlog past which a connection's requests wait (Netty's high-water mark too). */
+        public int pauseBytes() {
+            return (int) Math.min(1 << 20, backlogBytes / 4);
+        }
+    }
+
+    public Northbound(EventLoopGroup group, Transport transport, Limits limits) {
         this.group = group;
         this.transport = transport;
-        this.idleSeconds = idleSeconds;
-        this.maxIdleProbes = maxIdleProbes;
+        this.limits = limits;
+    }
+
+    Limits limits() {
+        return limits;
     }
 
     /** Where the virtual switch sends asynchronous messages. */
@@ -76,8 +93,8 @@ public final class Northbound {
     public InetSocketAddress listen(InetSocketAddress address) throws InterruptedException {
         ChannelFuture f = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
-                .childHandler(OfChannels.initializer(idleSeconds, () -> new ControllerConnection(this, true,
-                        maxIdleProbes)))
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+                .childHandler(OfChannels.initializer(limits.idleSeconds(), () -> new ControllerConnection(this, true)))
                 .bind(address).sync();
         listeners.add(f.channel());
         LOG.info("OpenFlow listener for controllers on {}", f.channel().localAddress());
@@ -87,6 +104,11 @@ public final class Northbound {
     /** Keeps a connection to the controller at {@code address}, retrying with backoff up to {@code maxBackoffMs}. */
     public void connect(InetSocketAddress address, long maxBackoffMs) {
         new Connector(address, maxBackoffMs).attempt(1000);
+    }
+
+    /** Netty reports the channel unwritable past the pause mark, writable again below half of it. */
+    private WriteBufferWaterMark waterMark() {
+        return new WriteBufferWaterMark(limits.pauseBytes() / 2, limits.pauseBytes());
     }
 
     /** Stops reconnecting and closes the listeners. */
@@ -111,8 +133,9 @@ public final class Northbound {
             }
             new Bootstrap().group(group).channel(transport.socketChannel())
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
-                    .handler(OfChannels.initializer(idleSeconds, () -> new ControllerConnection(Northbound.this, false,
-                            maxIdleProbes)))
+                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark())
+                    .handler(OfChannels.initializer(limits.idleSeconds(),
+                            () -> new ControllerConnection(Northbound.this, false)))
                     .connect(address).addListener((ChannelFuture f) -> {
                         if (f.isSuccess()) {
                             f.channel().closeFuture().addListener(c -> retry(1000));

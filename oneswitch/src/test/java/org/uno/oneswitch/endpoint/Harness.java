@@ -25,7 +25,8 @@ final class Harness {
     private static final OFMessageReader<OFMessage> READER = OFFactories.getGenericReader();
 
     final RecordingNetwork net = new RecordingNetwork(Fixtures.topology(1));
-    final Northbound north = new Northbound(null, org.uno.oneswitch.codec.Transport.nio(), 5, 3);
+    final Northbound north = new Northbound(null, org.uno.oneswitch.codec.Transport.nio(),
+            new Northbound.Limits(5, 3, 16 << 20, 64));
     long now = 1_000_000_000L;
     /** Tasks scheduled on the virtual switch's timers, run by {@link #runTimers()}. */
     final List<Runnable> timers = new ArrayList<>();
@@ -50,7 +51,7 @@ final class Harness {
     /** A new connection (active unless {@code passive}); with {@code hello} the handshake is done. */
     Conn connect(boolean passive, boolean hello) {
         EmbeddedChannel ch = new EmbeddedChannel(new OfFrameDecoder(),
-                new ControllerConnection(north, passive, 3));
+                new ControllerConnection(north, passive));
         Conn c = new Conn(ch);
         c.received();
         if (hello) {
