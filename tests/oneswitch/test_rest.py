@@ -62,7 +62,14 @@ BAD_REQUESTS = [
     ("POST", "/v1/ports", {"switch": "host", "port": "no-such-port"}, None, 404, "has no port"),
     ("POST", "/v1/ports", {"switch": "host", "ofport": 1}, None, 400, "PCIe link port"),
     ("POST", "/v1/ports", {"switch": "snic0", "ofport": 2}, None, 409, "already virtual port"),
-    ("POST", "/v1/ports", {"switch": "host", "ofport": 2, "virtual_port": "one"}, None, 400, "integer"),
+    ("POST", "/v1/ports", {"switch": "host", "ofport": 2, "virtual_port": "one"}, None, 400, "port number"),
+    # Issue 15: the bridge's LOCAL port is not a port to map, and a number past 64 bits must not wrap to 1.
+    ("POST", "/v1/ports", {"switch": "host", "ofport": 4294967294}, None, 400, "port number from 1"),
+    ("POST", "/v1/ports", {"switch": "host", "ofport": 2**64 + 1}, None, 400, "port number from 1"),
+    ("POST", "/v1/ports", {"switch": "host", "ofport": 2, "virtual_port": 2**64 + 1}, None, 400, "port number"),
+    # ... a malformed query is answered in JSON, and a repeated parameter is ambiguous.
+    ("GET", "/v1/explain?rule=%zz", None, None, 400, "malformed"),
+    ("GET", "/v1/explain?rule=1&rule=2", None, None, 400, "given 2 times"),
     ("GET", "/v1/ports/77", None, None, 404, "not mapped"),
     ("DELETE", "/v1/ports/zero", None, None, 400, "not a virtual port number"),
     ("PUT", "/v1/ports", {}, None, 405, "not allowed"),

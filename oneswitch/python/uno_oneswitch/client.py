@@ -30,7 +30,9 @@ def http_json(url: str, method: str = "GET", body=None, raw: bytes | None = None
 
 
 def rest(port_or_address: int | str, method: str, path: str, body=None, raw: bytes | None = None,
-         timeout: float = 30) -> tuple[int, object]:
-    """One REST call to OneSwitch at `port_or_address` (a port on 127.0.0.1 or "host:port")."""
+         timeout: float = 30, token: str | None = None) -> tuple[int, object]:
+    """One REST call to OneSwitch at `port_or_address` (a port on 127.0.0.1 or "host:port"), with the
+    X-Auth-Token `token` when OneSwitch wants one (its rest_token_file)."""
     address = f"127.0.0.1:{port_or_address}" if isinstance(port_or_address, int) else port_or_address
-    return http_json(f"http://{address}{path}", method, body, raw, timeout=timeout)
+    return http_json(f"http://{address}{path}", method, body, raw, timeout=timeout,
+                     headers={"X-Auth-Token": token} if token else None)

@@ -8,6 +8,7 @@ import java.util.Set;
 
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.uno.oneswitch.model.PortSpec;
+import org.uno.oneswitch.rest.RestServer;
 
 /**
  * OneSwitch's validated configuration (see {@link ConfigLoader} for keys, flags and defaults).
@@ -28,12 +29,13 @@ import org.uno.oneswitch.model.PortSpec;
  * @param stateFile          where the virtual switch's state is saved and restored, if anywhere
  * @param backlogLimit       bytes queued for a controller connection that does not read before it is closed
  * @param maxPassive         passive controller connections served at once
+ * @param restLimits         the REST server's timeouts, connection limit and token
  */
 public record Config(DatapathId datapathId, List<InetSocketAddress> controllers, Optional<InetSocketAddress> listen,
                      InetSocketAddress southbound, Optional<InetSocketAddress> rest, Optional<Path> platform,
                      Set<PortSpec.Kind> autoMap, int tables, int echoIntervalSec, long maxBackoffMs, String logLevel,
                      boolean commandSockets, long remapGraceMs, Optional<Path> stateFile, long backlogLimit,
-                     int maxPassive) {
+                     int maxPassive, RestServer.Limits restLimits) {
     public Config {
         controllers = List.copyOf(controllers);
         autoMap = Set.copyOf(autoMap);

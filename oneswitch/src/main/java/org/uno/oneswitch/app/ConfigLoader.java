@@ -20,6 +20,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.uno.oneswitch.model.PortSpec;
+import org.uno.oneswitch.rest.RestServer;
 
 /**
  * Reads OneSwitch's configuration: defaults, then a YAML/JSON file (--config), then flags, each
@@ -35,6 +36,10 @@ public final class ConfigLoader {
         {"listen", "--listen", "ptcp:6634:127.0.0.1", "passive OpenFlow listener for controllers and ovs-ofctl, ptcp:PORT[:IP] or 'none'"},
         {"southbound", "--southbound", "ptcp:6643:127.0.0.1", "listener for the physical switches, ptcp:PORT[:IP]"},
         {"rest", "--rest", "127.0.0.1:8181", "REST server, IP:PORT or 'none'"},
+        {"rest_token_file", "--rest-token-file", "", "file holding the token REST clients must send as X-Auth-Token (none: no token)"},
+        {"rest_request_timeout", "--rest-request-timeout", "10", "seconds a REST client has to send a whole request once it began (1..3600)"},
+        {"rest_idle_timeout", "--rest-idle-timeout", "60", "seconds a REST connection may stay idle between requests (1..3600)"},
+        {"rest_max_connections", "--rest-max-connections", "64", "REST connections served at once; more are answered 503 (1..10000)"},
         {"auto_map", "--auto-map", "vm,wire", "port kinds of the description mapped to virtual ports at start (vm,wire,nf,other) or 'none'"},
         {"tables", "--tables", "64", "number of virtual flow tables (1..200)"},
         {"echo_interval", "--echo-interval", "5", "seconds of silence before an echo probe on an OpenFlow connection"},
@@ -185,7 +190,27 @@ public final class ConfigLoader {
                 integer(v, "tables", 1, 200), integer(v, "echo_interval", 1, 3600),
                 integer(v, "reconnect_max_backoff", 1, 3600) * 1000L, level, bool(v, "command_sockets"),
                 integer(v, "remap_grace", 0, 60000), optionalPath(v, "state_file"),
-                integer(v, "controller_backlog_limit", 1, 1024) * (1L << 20), integer(v, "max_passive_connections", 1, 10000));
+                integer(v, "controller_backlog_limit", 1, 1024) * (1L << 20), integer(v, "max_passive_connections", 1, 10000),
+                new RestServer.Limits(integer(v, "rest_request_timeout", 1, 3600) * 1000L,
+                        integer(v, "rest_idle_timeout", 1, 3600) * 1000L, integer(v, "rest_max_connections", 1, 10000),
+                        token(optionalPath(v, "rest_token_file"))));
+    }
+
+    /** The token in {@code file} (surrounding whitespace dropped), if a file is named. */
+    private static Optional<String> token(Optional<Path> file) throws ConfigException {
+        if (file.isEmpty()) {
+            return Optional.empty();
+        }
+        String token;
+        try {
+            token = Files.readString(file.get()).strip();
+        } catch (IOException e) {
+            throw new ConfigException("cannot read rest_token_file " + file.get() + ": " + e.getMessage());
+        }
+        if (token.isEmpty()) {
+            throw new ConfigException("rest_token_file " + file.get() + " is empty");
+        }
+        return Optional.of(token);
     }
 
     private static Optional<Path> optionalPath(Map<String, List<String>> v, String key) throws ConfigException {

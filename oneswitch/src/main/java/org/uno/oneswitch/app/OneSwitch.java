@@ -95,8 +95,12 @@ public final class OneSwitch implements AutoCloseable {
             north.connect(c, config.maxBackoffMs());
         }
         if (config.rest().isPresent()) {
-            rest = RestServer.start(config.rest().get(), loop, new RestApi(vs, physical::connected,
-                    north::connectedControllers, (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS)));
+            RestApi api = new RestApi(vs, physical::connected, north::connectedControllers,
+                    (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS));
+            bind("REST", () -> {
+                rest = RestServer.start(config.rest().get(), loop, transport, api, config.restLimits());
+                return rest.address();
+            });
         }
         loop.scheduleAtFixedRate(() -> vs.gate().whenOpen(vs.flows()::tick), 1, 1, TimeUnit.SECONDS);
         LOG.info("OneSwitch {} up ({}): datapath {}, {} tables, {} virtual ports, switches {}", VERSION, transport,

@@ -1,29 +1,10 @@
 package org.uno.oneswitch.rest;
 
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Query-string parameters of a REST request. */
+/** Query-string parameters of a REST request (decoded by the server; each given once). */
 final class Query {
     private Query() {
-    }
-
-    /** The parameters of {@code raw} (null or empty for none); a repeated name keeps its last value. */
-    static Map<String, String> parse(String raw) throws HttpError {
-        Map<String, String> out = new LinkedHashMap<>();
-        if (raw == null || raw.isEmpty()) {
-            return out;
-        }
-        for (String pair : raw.split("&")) {
-            int eq = pair.indexOf('=');
-            if (eq <= 0) {
-                throw new HttpError(400, "query parameter '" + pair + "' has no value");
-            }
-            out.put(decode(pair.substring(0, eq)), decode(pair.substring(eq + 1)));
-        }
-        return out;
     }
 
     /** Parameter {@code name} as a number (decimal, or hexadecimal with 0x; 64-bit unsigned). */
@@ -35,9 +16,5 @@ final class Query {
         } catch (NumberFormatException e) {
             throw new HttpError(400, "'" + name + "' must be a number, not '" + v + "'");
         }
-    }
-
-    private static String decode(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
     }
 }

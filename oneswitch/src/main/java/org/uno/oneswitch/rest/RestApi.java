@@ -56,6 +56,10 @@ public final class RestApi {
     private static final Set<String> REMAP_KEYS = Set.of("switch", "port", "ofport");
     static final long PORT_WAIT_MS = 2000;
     private static final long PORT_POLL_MS = 10;
+    /** OFPP_MAX: the highest number of a real port. */
+    private static final long MAX_PORT = 0xffffff00L;
+    /** The API's description (OpenAPI 3), from the jar. */
+    private static final JsonNode OPENAPI = OpenApi.load();
 
     private final VirtualSwitch vs;
     private final Predicate<String> switchConnected;
@@ -69,15 +73,20 @@ public final class RestApi {
         this.timers = timers;
     }
 
-    CompletableFuture<Response> handle(String method, String path, String query, JsonNode body) throws HttpError {
+    CompletableFuture<Response> handle(String method, String path, Map<String, String> query, JsonNode body)
+            throws HttpError {
         String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+        if (p.equals("/v1/openapi.json")) {
+            requireMethod(method, "GET");
+            return done(200, OPENAPI);
+        }
         if (p.equals("/v1/health")) {
             requireMethod(method, "GET");
             return done(200, health());
         }
         if (p.equals("/v1/explain")) {
             requireMethod(method, "GET");
-            return explain(Query.parse(query));
+            return explain(query);
         }
         if (p.equals("/v1/ports")) {
             if (method.equals("GET")) {
@@ -231,8 +240,8 @@ public final class RestApi {
                 throw new HttpError(400, "unknown key '" + k + "' (allowed: " + allowed + ")");
             }
         }
-        return new PortRequest(text(body, "switch"), text(body, "port"), number(body, "ofport"),
-                number(body, "virtual_port"), text(body, "name"));
+        return new PortRequest(text(body, "switch"), text(body, "port"), portNumber(body, "ofport"),
+                portNumber(body, "virtual_port"), text(body, "name"));
     }
 
     private ObjectNode health() {
@@ -280,7 +289,7 @@ public final class RestApi {
     private static OFPort virtualPort(String s) throws HttpError {
         try {
             long n = Long.parseLong(s);
-            if (n > 0 && n < Integer.toUnsignedLong(OFPort.MAX.getPortNumber())) {
+            if (n > 0 && n <= MAX_PORT) {
                 return OFPort.of((int) n);
             }
         } catch (NumberFormatException e) {
@@ -300,13 +309,14 @@ public final class RestApi {
         return v.asText();
     }
 
-    private static Long number(JsonNode body, String key) throws HttpError {
+    /** A port number: 1 to OFPP_MAX (0xffffff00); the reserved ports above it (LOCAL, IN_PORT...) are not ports. */
+    private static Long portNumber(JsonNode body, String key) throws HttpError {
         JsonNode v = body.get(key);
         if (v == null || v.isNull()) {
             return null;
         }
-        if (!v.isIntegralNumber()) {
-            throw new HttpError(400, "'" + key + "' must be an integer");
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 1 || v.asLong() > MAX_PORT) {
+            throw new HttpError(400, "'" + key + "' must be a port number from 1 to " + MAX_PORT + ", not " + v);
         }
         return v.asLong();
     }
