@@ -13,7 +13,7 @@ import pathlib
 import shutil
 import subprocess
 
-from uno_platform import system
+from uno_platform import pki, system
 from uno_platform.base import Platform, write_description
 from uno_platform.cgroups import SideCgroup, check_available, existing_names, preexec_join
 from uno_platform.errors import PlatformError, SpecError
@@ -34,6 +34,7 @@ NETNS_SYSCTLS = (
     "net.ipv4.conf.all.arp_announce=2",
 )
 TBF_LATENCY = "20ms"
+SSL_RELAY_PORT = 6653          # on each bridge namespace's loopback, for an ssl: controller
 
 
 def vm_mac(j: int) -> str:
@@ -249,6 +250,7 @@ class _Builder:
         self.vms: list[dict] = []
         self.ext: list[dict] = []
         self.links: list[dict] = []
+        self.pki: pki.Pki | None = None
 
     def build(self) -> dict:
         self._cgroups()
@@ -353,18 +355,35 @@ class _Builder:
             self.vms.append(vm)
 
     def _controller(self) -> None:
+        """Points each bridge at the controller. The bridges live in their own namespaces, so a relay
+        carries the connection out: with tcp:, a Unix socket (root only) the bridge connects to; with
+        ssl:, a TCP port on the namespace's loopback (OVS speaks SSL over TCP only) relayed through
+        that socket, the SSL session staying end to end between the bridge and the controller."""
         host, port = parse_controller(self.spec.controller)
+        ssl = self.spec.controller.startswith("ssl:")
+        if ssl:
+            self.pki = pki.create(self.state / "pki", self.switch_ids)
         for sw in self.switch_ids:
             ovs = self.ovs[sw]
             sock = ovs.rundir / "controller.sock"
-            with open(ovs.rundir / "controller-relay.log", "ab") as logf:
-                relay = subprocess.Popen(
-                    ["socat", f"UNIX-LISTEN:{sock},fork,unlink-early,mode=600", f"TCP:{host}:{port}"],
-                    stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, start_new_session=True)
-            self.ledger.record("process", name=f"{sw}/controller-relay", pid=relay.pid,
-                               start=system.start_time(relay.pid), group=True)
+            self._relay(sw, "controller-relay", [f"UNIX-LISTEN:{sock},fork,unlink-early,mode=600", f"TCP:{host}:{port}"])
             system.wait_for(sock.exists, 5, f"the controller relay socket {sock}")
-            ovs.vsctl("set-controller", self.names.switch_bridge(sw), f"unix:{sock}")
+            target = f"unix:{sock}"
+            if ssl:
+                ovs.vsctl("set-ssl", str(self.pki.private_key(sw)), str(self.pki.certificate(sw)),
+                          str(self.pki.controller_ca))
+                self._relay(sw, "controller-ssl-relay", [f"TCP-LISTEN:{SSL_RELAY_PORT},bind=127.0.0.1,fork,reuseaddr",
+                                                         f"UNIX-CONNECT:{sock}"], netns=ovs.netns)
+                target = f"ssl:127.0.0.1:{SSL_RELAY_PORT}"
+            ovs.vsctl("set-controller", self.names.switch_bridge(sw), target)
+
+    def _relay(self, sw: str, name: str, addresses: list[str], netns: str | None = None) -> None:
+        """A socat relay, recorded in the ledger so that `down` stops it."""
+        with open(self.ovs[sw].rundir / f"{name}.log", "ab") as logf:
+            relay = subprocess.Popen([*(["ip", "netns", "exec", netns] if netns else []), "socat", *addresses],
+                                     stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, start_new_session=True)
+        self.ledger.record("process", name=f"{sw}/{name}", pid=relay.pid, start=system.start_time(relay.pid),
+                           group=True)
 
     def _read_ofports(self) -> None:
         for sw, ports in self.ports.items():
@@ -387,7 +406,9 @@ class _Builder:
                 "ports": self.ports[sw],
             }
             if self.spec.controller:
-                entry["controller"] = f"unix:{ovs.rundir / 'controller.sock'}"
+                entry["controller"] = ovs.vsctl("get-controller", bridge)
+            if self.pki:
+                entry["ssl_certificate"] = str(self.pki.certificate(sw))
             switches.append(entry)
         description = {
             "schema": "uno-platform/1", "profile": EmulatedPlatform.profile, "prefix": self.spec.prefix,
@@ -397,6 +418,10 @@ class _Builder:
         }
         if self.spec.controller:
             description["controller"] = self.spec.controller
+        if self.pki:
+            description["ssl"] = {"pki_dir": str(self.pki.dir), "private_key": str(self.pki.private_key("oneswitch")),
+                                  "certificate": str(self.pki.certificate("oneswitch")),
+                                  "ca_cert": str(self.pki.switch_ca)}
         return description
 
 

@@ -14,7 +14,7 @@ from uno_platform.errors import SpecError
 
 IFNAME_MAX = 15          # Linux IFNAMSIZ - 1
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9-]*$")
-CONTROLLER_RE = re.compile(r"^tcp:(?P<host>[^:]+):(?P<port>\d+)$")
+CONTROLLER_RE = re.compile(r"^(?P<scheme>tcp|ssl):(?P<host>[^:]+):(?P<port>\d+)$")
 MAX_SNICS = 8
 MAX_WIRE_PORTS = 16
 MAX_VMS = 64
@@ -68,10 +68,10 @@ def _check_range(name: str, value: float, low: float, high: float) -> None:
 
 
 def parse_controller(target: str) -> tuple[str, int]:
-    """Split 'tcp:IP:PORT' into (ip, port); SpecError if malformed."""
+    """Split 'tcp:IP:PORT' or 'ssl:IP:PORT' into (ip, port); SpecError if malformed."""
     match = CONTROLLER_RE.match(target)
     if not match:
-        raise SpecError(f"controller {target!r} must look like tcp:IP:PORT")
+        raise SpecError(f"controller {target!r} must look like tcp:IP:PORT or ssl:IP:PORT")
     try:
         host = str(ipaddress.ip_address(match["host"]))
     except ValueError:

@@ -34,14 +34,16 @@ def oneswitch_jar():
 def oneswitch_stack(testbed_factory, oneswitch_jar, tmp_path):
     started: list[Proc] = []
 
-    def make(controller: bool = True, oneswitch_args: tuple[str, ...] = (), **platform_kwargs) -> Stack:
+    def make(controller: bool = True, oneswitch_args: tuple[str, ...] = (), ssl: bool = False,
+             **platform_kwargs) -> Stack:
+        """With `ssl`, the bridges reach OneSwitch over SSL with certificates of their own (ovs-pki)."""
         listen, south, rest_port = free_port(), free_port(), free_port()
         osken, ctl = None, None
         if controller:
             ctl = free_port()
             osken = start_osken(ctl, tmp_path / "osken.log")
             started.append(osken)
-        platform = testbed_factory(controller=f"tcp:127.0.0.1:{south}", **platform_kwargs)
+        platform = testbed_factory(controller=f"{'ssl' if ssl else 'tcp'}:127.0.0.1:{south}", **platform_kwargs)
         desc_path = f"{platform.description['state_dir']}/platform.json"
 
         def launch(wait: bool = True) -> Proc:

@@ -6,6 +6,7 @@ processes are left alone. Ports are chosen free at run time.
 """
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import socket
@@ -91,13 +92,23 @@ JVM_OPTIONS = ("-XX:+UseParallelGC", "-Xmn1g", "-Xmx2g", "-XX:MaxDirectMemorySiz
 
 def start_oneswitch(platform_json: str | None, log: pathlib.Path, *, listen: int, south: int, rest_port: int,
                     controller: int | None, extra: list[str] = ()) -> Proc:
+    """OneSwitch for the platform described in `platform_json`; over SSL to the bridges when the description
+    has an `ssl` section (the platform was made with an ssl: controller)."""
     assert JAR.exists(), f"{JAR} missing: build it with `make oneswitch`"
     argv = ["java", *JVM_OPTIONS, "-jar", str(JAR), "--listen", f"ptcp:{listen}",
-            "--southbound", f"ptcp:{south}", "--rest", f"127.0.0.1:{rest_port}",
+            *southbound_args(platform_json, south), "--rest", f"127.0.0.1:{rest_port}",
             "--controller", f"tcp:127.0.0.1:{controller}" if controller else "none", *extra]
     if platform_json:
         argv += ["--platform", platform_json]
     return Proc("oneswitch", argv, log)
+
+
+def southbound_args(platform_json: str | None, south: int) -> list[str]:
+    ssl = json.loads(pathlib.Path(platform_json).read_text()).get("ssl") if platform_json else None
+    if not ssl:
+        return ["--southbound", f"ptcp:{south}"]
+    return ["--southbound", f"pssl:{south}", "--private-key", ssl["private_key"], "--certificate", ssl["certificate"],
+            "--ca-cert", ssl["ca_cert"]]
 
 
 def wait_healthy(proc: Proc, rest_port: int, controllers: int = 0, timeout: float = 30) -> dict:

@@ -23,7 +23,18 @@ final class Address {
         if (!spec.startsWith("ptcp:")) {
             throw new ConfigException("listener must look like ptcp:PORT[:IP], not '" + spec + "'");
         }
-        String rest = spec.substring(5);
+        return listener(spec.substring(5), spec);
+    }
+
+    /** A passive target "ptcp:PORT[:IP]" or, with SSL, "pssl:PORT[:IP]". */
+    static InetSocketAddress passiveMaybeSsl(String spec) throws ConfigException {
+        if (!spec.startsWith("ptcp:") && !spec.startsWith("pssl:")) {
+            throw new ConfigException("listener must look like ptcp:PORT[:IP] or pssl:PORT[:IP], not '" + spec + "'");
+        }
+        return listener(spec.substring(5), spec);
+    }
+
+    private static InetSocketAddress listener(String rest, String spec) throws ConfigException {
         int colon = rest.indexOf(':');
         String port = colon < 0 ? rest : rest.substring(0, colon);
         String ip = colon < 0 ? "127.0.0.1" : rest.substring(colon + 1);

@@ -34,7 +34,10 @@ public final class ConfigLoader {
         {"datapath_id", "--datapath-id", "0x0000554e4f000001", "datapath id of the virtual switch"},
         {"controllers", "--controller", "tcp:127.0.0.1:6653", "controller to connect to, tcp:IP:PORT; repeat for several, 'none' for none"},
         {"listen", "--listen", "ptcp:6634:127.0.0.1", "passive OpenFlow listener for controllers and ovs-ofctl, ptcp:PORT[:IP] or 'none'"},
-        {"southbound", "--southbound", "ptcp:6643:127.0.0.1", "listener for the physical switches, ptcp:PORT[:IP]"},
+        {"southbound", "--southbound", "ptcp:6643:127.0.0.1", "listener for the physical switches, ptcp:PORT[:IP] or pssl:PORT[:IP] (SSL: each switch proves itself with its certificate)"},
+        {"ssl_private_key", "--private-key", "", "OneSwitch's private key (PEM) for a pssl: southbound"},
+        {"ssl_certificate", "--certificate", "", "OneSwitch's certificate (PEM) for a pssl: southbound"},
+        {"ssl_ca_cert", "--ca-cert", "", "the CA certificate (PEM) the switches' certificates must be signed by (ovs-pki's switchca)"},
         {"rest", "--rest", "127.0.0.1:8181", "REST server, IP:PORT or 'none'"},
         {"rest_token_file", "--rest-token-file", "", "file holding the token REST clients must send as X-Auth-Token (none: no token)"},
         {"rest_request_timeout", "--rest-request-timeout", "10", "seconds a REST client has to send a whole request once it began (1..3600)"},
@@ -184,7 +187,7 @@ public final class ConfigLoader {
         List<String> platform = v.get("platform");
         return new Config(datapathId(single(v, "datapath_id")), controllers,
                 listen.equals("none") ? Optional.empty() : Optional.of(Address.passive(listen)),
-                Address.passive(single(v, "southbound")),
+                Address.passiveMaybeSsl(single(v, "southbound")),
                 rest.equals("none") ? Optional.empty() : Optional.of(Address.hostPort(rest, rest)),
                 platform.isEmpty() ? Optional.empty() : Optional.of(Path.of(platform.get(0))), kinds,
                 integer(v, "tables", 1, 200), integer(v, "echo_interval", 1, 3600),
@@ -193,7 +196,30 @@ public final class ConfigLoader {
                 integer(v, "controller_backlog_limit", 1, 1024) * (1L << 20), integer(v, "max_passive_connections", 1, 10000),
                 new RestServer.Limits(integer(v, "rest_request_timeout", 1, 3600) * 1000L,
                         integer(v, "rest_idle_timeout", 1, 3600) * 1000L, integer(v, "rest_max_connections", 1, 10000),
-                        token(optionalPath(v, "rest_token_file"))));
+                        token(optionalPath(v, "rest_token_file"))), southboundSsl(v));
+    }
+
+    /** The SSL files of a pssl: southbound: all three, and only with pssl. */
+    private static Optional<Config.SslFiles> southboundSsl(Map<String, List<String>> v) throws ConfigException {
+        boolean ssl = single(v, "southbound").startsWith("pssl:");
+        Optional<Path> key = optionalPath(v, "ssl_private_key");
+        Optional<Path> cert = optionalPath(v, "ssl_certificate");
+        Optional<Path> ca = optionalPath(v, "ssl_ca_cert");
+        if (!ssl) {
+            if (key.isPresent() || cert.isPresent() || ca.isPresent()) {
+                throw new ConfigException("ssl_private_key, ssl_certificate and ssl_ca_cert are for a pssl: southbound");
+            }
+            return Optional.empty();
+        }
+        if (key.isEmpty() || cert.isEmpty() || ca.isEmpty()) {
+            throw new ConfigException("a pssl: southbound needs ssl_private_key, ssl_certificate and ssl_ca_cert");
+        }
+        for (Path p : List.of(key.get(), cert.get(), ca.get())) {
+            if (!Files.isReadable(p)) {
+                throw new ConfigException("cannot read " + p);
+            }
+        }
+        return Optional.of(new Config.SslFiles(key.get(), cert.get(), ca.get()));
     }
 
     /** The token in {@code file} (surrounding whitespace dropped), if a file is named. */

@@ -3,6 +3,7 @@ package org.uno.oneswitch.app;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.rest.RestApi;
 import org.uno.oneswitch.rest.RestServer;
 import org.uno.oneswitch.south.PhysicalSwitches;
+import org.uno.oneswitch.south.SouthboundTls;
 
 /**
  * A running OneSwitch: one event loop thread for all OpenFlow connections and state, the
@@ -86,7 +88,8 @@ public final class OneSwitch implements AutoCloseable {
         if (config.commandSockets() && transport.unixSockets()) {
             physical.openCommandChannels(group, transport, config.echoIntervalSec(), MAX_IDLE_PROBES);
         }
-        bind("southbound", () -> physical.listen(group, transport, config.southbound(),
+        Optional<SouthboundTls> tls = southboundTls(config, vs.topology());
+        bind("southbound", () -> physical.listen(group, transport, config.southbound(), tls,
                 config.echoIntervalSec(), MAX_IDLE_PROBES));
         if (config.listen().isPresent()) {
             bind("listen", () -> north.listen(config.listen().get()));
@@ -124,6 +127,18 @@ public final class OneSwitch implements AutoCloseable {
             throw new ConfigException("cannot write state file " + file + ": " + cause);
         }
         LOG.info("state file {}: every change is on disk before it is acknowledged", file);
+    }
+
+    private static Optional<SouthboundTls> southboundTls(Config config, Topology topology) throws ConfigException {
+        if (config.southboundSsl().isEmpty()) {
+            return Optional.empty();
+        }
+        Config.SslFiles f = config.southboundSsl().get();
+        try {
+            return Optional.of(SouthboundTls.load(f.privateKey(), f.certificate(), f.caCert(), topology));
+        } catch (IOException | GeneralSecurityException | IllegalArgumentException e) {
+            throw new ConfigException("southbound SSL: " + e.getMessage());
+        }
     }
 
     private Optional<ConfigException> restore(SavedState saved) {

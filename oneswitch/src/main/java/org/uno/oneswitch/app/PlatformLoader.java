@@ -59,9 +59,11 @@ public final class PlatformLoader {
             String openflow = s.path("openflow").asText("");
             Optional<String> mgmt = openflow.startsWith("unix:") ? Optional.of(openflow.substring(5)) : Optional.empty();
             String appctl = s.path("appctl").asText("");
+            String certificate = s.path("ssl_certificate").asText("");
             switches.add(new SwitchSpec(text(s, "id"), role.equals("host") ? SwitchSpec.Role.HOST : SwitchSpec.Role.SNIC,
                     datapathId(text(s, "datapath_id")), ports, mgmt,
-                    appctl.isEmpty() ? Optional.empty() : Optional.of(appctl)));
+                    appctl.isEmpty() ? Optional.empty() : Optional.of(appctl),
+                    certificate.isEmpty() ? Optional.empty() : Optional.of(certificate)));
         }
         List<SwitchSpec> hosts = switches.stream().filter(s -> s.role() == SwitchSpec.Role.HOST).toList();
         require(hosts.size() == 1, "need exactly one switch with role host, have " + hosts.size());

@@ -1,5 +1,7 @@
 package org.uno.oneswitch.codec;
 
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.netty.channel.Channel;
@@ -21,10 +23,18 @@ public final class OfChannels {
      * and a fresh handler from {@code handler} per connection.
      */
     public static ChannelInitializer<Channel> initializer(int idleSeconds, Supplier<ChannelHandler> handler) {
+        return initializer(idleSeconds, Optional.empty(), handler);
+    }
+
+    /** The same pipeline behind a security layer made by {@code secure} for each connection (SSL), if any. */
+    public static ChannelInitializer<Channel> initializer(int idleSeconds,
+                                                          Optional<Function<Channel, ChannelHandler>> secure,
+                                                          Supplier<ChannelHandler> handler) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.config().setOption(ChannelOption.TCP_NODELAY, true);
+                secure.ifPresent(s -> ch.pipeline().addLast(s.apply(ch)));
                 ch.pipeline().addLast(new IdleStateHandler(idleSeconds, 0, 0), new OfFrameDecoder(),
                         handler.get());
             }

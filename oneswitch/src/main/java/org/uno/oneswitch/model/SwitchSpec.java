@@ -9,11 +9,13 @@ import org.projectfloodlight.openflow.types.OFPort;
 
 /**
  * A physical switch of the platform: its id in the description ("host", "snic0"), role, datapath
- * id, declared ports, and the paths of its OpenFlow management Unix socket and of its daemon's
- * control socket (what ovs-appctl uses) if the description names them.
+ * id, declared ports, the paths of its OpenFlow management Unix socket and of its daemon's
+ * control socket (what ovs-appctl uses), and of the certificate it proves itself with on an SSL
+ * southbound, if the description names them.
  */
 public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports,
-                         Optional<String> managementSocket, Optional<String> controlSocket) {
+                         Optional<String> managementSocket, Optional<String> controlSocket,
+                         Optional<String> certificate) {
     /** Where the switch runs. */
     public enum Role {
         HOST, SNIC
@@ -26,11 +28,12 @@ public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortS
         ports = List.copyOf(ports);
         Objects.requireNonNull(managementSocket, "managementSocket");
         Objects.requireNonNull(controlSocket, "controlSocket");
+        Objects.requireNonNull(certificate, "certificate");
     }
 
     /** A switch without management or control socket. */
     public SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports) {
-        this(id, role, datapathId, ports, Optional.empty(), Optional.empty());
+        this(id, role, datapathId, ports, Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     public Optional<PortSpec> port(String name) {

@@ -65,6 +65,7 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     private EventLoopGroup group;
     private PhysicalEvents events;
     private Channel listener;
+    private Optional<SouthboundTls> tls = Optional.empty();
     private volatile boolean stopped;
 
     public PhysicalSwitches(Topology topology) {
@@ -84,15 +85,32 @@ public final class PhysicalSwitches implements PhysicalNetwork {
         return topology.byDatapathId(dpid);
     }
 
-    /** Listens on {@code address} for physical switches; returns the bound address. */
+    /** The southbound's SSL, if it has it: a switch must then prove who it is with its certificate. */
+    Optional<SouthboundTls> tls() {
+        return tls;
+    }
+
+    /**
+     * Listens on {@code address} for physical switches, over SSL with {@code tls}; returns the bound
+     * address.
+     */
     public InetSocketAddress listen(EventLoopGroup group, Transport transport, InetSocketAddress address,
-                                    int idleSeconds, int maxIdleProbes) throws InterruptedException {
+                                    Optional<SouthboundTls> tls, int idleSeconds, int maxIdleProbes)
+            throws InterruptedException {
+        this.tls = tls;
         Channel ch = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
-                .childHandler(OfChannels.initializer(idleSeconds, () -> new SwitchConnection(this, maxIdleProbes)))
+                .childHandler(OfChannels.initializer(idleSeconds,
+                        tls.map(t -> (Channel c) -> t.newHandler(c.alloc())),
+                        () -> new SwitchConnection(this, maxIdleProbes)))
                 .bind(address).sync().channel();
         listener = ch;
-        LOG.info("OpenFlow listener for physical switches on {}", ch.localAddress());
+        if (tls.isPresent()) {
+            LOG.info("OpenFlow SSL listener for physical switches on {}", ch.localAddress());
+        } else {
+            LOG.warn("OpenFlow listener for physical switches on {} without SSL: any process that can reach it can "
+                    + "claim a switch's datapath id", ch.localAddress());
+        }
         return (InetSocketAddress) ch.localAddress();
     }
 

@@ -33,6 +33,8 @@ abstract class SwitchChannel extends SimpleChannelInboundHandler<Object> {
     private final int maxIdleProbes;
     private int idleProbes;
     private final RateLimitedLog undecodable = new RateLimitedLog(10_000);
+    /** Shared by every connection: anyone who reaches the listener can make connections fail (SSL handshakes). */
+    private static final RateLimitedLog FAILURES = new RateLimitedLog(10_000);
     Channel channel;
     DeferredFlush out;
     RequestTracker tracker;
@@ -116,7 +118,7 @@ abstract class SwitchChannel extends SimpleChannelInboundHandler<Object> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.warn("connection to switch {} failed: {}", name(), cause.toString());
+        FAILURES.log(LOG, "connection to switch {} failed: {}", name(), cause.toString());
         ctx.close();
     }
 }

@@ -7,6 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import javax.net.ssl.SSLSession;
+
+import io.netty.handler.ssl.SslHandler;
+
 import org.projectfloodlight.openflow.protocol.OFFeaturesReply;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFFlowStatsReply;
@@ -114,13 +118,24 @@ final class SwitchConnection extends SwitchChannel {
         if (spec != null) {
             return;
         }
-        spec = registry.identify(f.getDatapathId()).orElse(null);
-        if (spec == null) {
+        SwitchSpec claimed = registry.identify(f.getDatapathId()).orElse(null);
+        if (claimed == null) {
             LOG.warn("datapath {} at {} is not in the platform description; closing", f.getDatapathId(),
                     channel.remoteAddress());
             channel.close();
             return;
         }
+        if (registry.tls().isPresent()) {
+            SSLSession session = channel.pipeline().get(SslHandler.class).engine().getSession();
+            if (!registry.tls().get().proves(claimed.id(), session)) {
+                LOG.warn("connection from {} claims datapath {} (switch {}) with the certificate of {}, not that "
+                        + "switch's; closing", channel.remoteAddress(), f.getDatapathId(), claimed.id(),
+                        SouthboundTls.subject(session).orElse("nobody"));
+                channel.close();
+                return;
+            }
+        }
+        spec = claimed;
         LOG.info("physical switch {} (datapath {}) handshaking", spec.id(), f.getDatapathId());
         registry.attached(spec.id(), this);
         commands = registry.commandChannel(spec.id()).orElse(tracker);

@@ -54,4 +54,17 @@ class ConfigLoaderTest {
         assertThrows(ConfigException.class, () -> ConfigLoader.load(new String[] {"--datapath-id", "xyz"}));
         assertThrows(ConfigException.class, () -> ConfigLoader.load(new String[] {"--tables"}));
     }
+
+    @Test
+    void anSslSouthboundNeedsItsFilesAndTheyNeedIt() throws Exception {
+        assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(new String[] {"--southbound",
+                "pssl:6643"})).getMessage().contains("needs ssl_private_key, ssl_certificate and ssl_ca_cert"));
+        assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(new String[] {"--ca-cert", "x.pem"}))
+                .getMessage().contains("are for a pssl: southbound"));
+        assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(new String[] {"--southbound",
+                "pssl:6643", "--private-key", "k", "--certificate", "c", "--ca-cert", "ca"})).getMessage()
+                .contains("cannot read k"));
+        assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(new String[] {"--rest-token-file",
+                dir.resolve("missing").toString()})).getMessage().contains("cannot read rest_token_file"));
+    }
 }

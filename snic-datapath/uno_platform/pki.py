@@ -1,0 +1,52 @@
+"""Keys and certificates for an SSL southbound, made with Open vSwitch's own tool (ovs-pki).
+
+ovs-pki keeps two CAs: `switchca` signs the switches' certificates (OneSwitch trusts it) and
+`controllerca` signs the controller's (the switches trust it). Every switch gets a certificate of its
+own, named in the platform description, so that OneSwitch can tell a switch from a process that only
+claims its datapath id. Private keys are readable by root only.
+"""
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import subprocess
+
+from uno_platform.errors import PlatformError
+
+
+@dataclasses.dataclass(frozen=True)
+class Pki:
+    dir: pathlib.Path
+
+    def private_key(self, name: str) -> pathlib.Path:
+        return self.dir / f"{name}-privkey.pem"
+
+    def certificate(self, name: str) -> pathlib.Path:
+        return self.dir / f"{name}-cert.pem"
+
+    @property
+    def switch_ca(self) -> pathlib.Path:
+        return self.dir / "pki" / "switchca" / "cacert.pem"
+
+    @property
+    def controller_ca(self) -> pathlib.Path:
+        return self.dir / "pki" / "controllerca" / "cacert.pem"
+
+
+def create(directory: pathlib.Path, switches: list[str], controller: str = "oneswitch") -> Pki:
+    """A new PKI in `directory`: both CAs, a certificate per switch and one for the controller."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _ovs_pki(directory, "init")
+    for name, kind in [*((sw, "switch") for sw in switches), (controller, "controller")]:
+        _ovs_pki(directory, "req+sign", name, kind)  # relative: the certificate's CN is the name
+        (directory / f"{name}-req.pem").unlink()
+    return Pki(directory)
+
+
+def _ovs_pki(directory: pathlib.Path, *args: str) -> None:
+    log = directory / "ovs-pki.log"
+    proc = subprocess.run(["ovs-pki", "--dir=pki", f"--log={log}", "--force", *args], cwd=directory,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        detail = (proc.stderr.strip() or log.read_text().strip() or f"exit status {proc.returncode}").splitlines()[-1]
+        raise PlatformError(f"ovs-pki {' '.join(args)} in {directory}: {detail}")
