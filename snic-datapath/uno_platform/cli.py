@@ -16,7 +16,8 @@ SPEC_FLAGS = {
     "snics": ("snics", int, "number of smart NICs"),
     "wire-ports": ("wire_ports", int, "Ethernet ports per sNIC, leading to the ext namespace"),
     "vms": ("vms", int, "VM namespaces attached to the host switch"),
-    "controller": ("controller", str, "point every bridge at this controller, tcp:IP:PORT or ssl:IP:PORT (certificates made with ovs-pki)"),
+    "controller": ("controller", str, "point every bridge at this controller, tcp:IP:PORT or ssl:IP:PORT "
+                   "(certificates made with ovs-pki)"),
     "pcie-mtu": ("pcie_mtu", int, "MTU of the PCIe link (room for flow-id tags)"),
 }
 DEFAULTS = TestbedSpec()

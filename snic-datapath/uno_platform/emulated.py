@@ -366,7 +366,8 @@ class _Builder:
         for sw in self.switch_ids:
             ovs = self.ovs[sw]
             sock = ovs.rundir / "controller.sock"
-            self._relay(sw, "controller-relay", [f"UNIX-LISTEN:{sock},fork,unlink-early,mode=600", f"TCP:{host}:{port}"])
+            self._relay(sw, "controller-relay",
+                        [f"UNIX-LISTEN:{sock},fork,unlink-early,mode=600", f"TCP:{host}:{port}"])
             system.wait_for(sock.exists, 5, f"the controller relay socket {sock}")
             target = f"unix:{sock}"
             if ssl:
