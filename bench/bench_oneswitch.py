@@ -82,13 +82,15 @@ def environment() -> dict:
 
 
 class Stack:
-    """An emulated platform with OneSwitch in front of it (no controller), torn down by `close`; with `durable`,
+    """An emulated platform with OneSwitch in front of it (no controller), torn down by `close`; with `ssl`, the
+    bridges reach it over SSL; with `durable`,
     OneSwitch keeps a state file in its log directory (on this machine's disk)."""
 
-    def __init__(self, durable: bool = False, **spec):
+    def __init__(self, durable: bool = False, ssl: bool = False, **spec):
         self.listen, self.south, self.rest = free_port(), free_port(), free_port()
         self.prefix = "b" + secrets.token_hex(2) + "-"
-        self.platform = uno_platform.up(TestbedSpec(prefix=self.prefix, controller=f"tcp:127.0.0.1:{self.south}",
+        scheme = "ssl" if ssl else "tcp"
+        self.platform = uno_platform.up(TestbedSpec(prefix=self.prefix, controller=f"{scheme}:127.0.0.1:{self.south}",
                                                     **spec))
         self.oneswitch = None
         self.logdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-oneswitch-"))
@@ -119,7 +121,10 @@ class Stack:
     def close(self) -> None:
         if self.oneswitch is not None:
             self.oneswitch.stop()
-        shutil.rmtree(self.logdir, ignore_errors=True)
+        if os.environ.get("BENCH_KEEP_LOGS"):
+            print(f"bench oneswitch: logs and state kept in {self.logdir}")
+        else:
+            shutil.rmtree(self.logdir, ignore_errors=True)
         problems = uno_platform.down(self.prefix)
         if problems:
             print(f"bench oneswitch: tear-down problems: {problems}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from attacks import SlowReader, echo_seconds, install_rules, rss_bytes
 from oneswitch_stack import ofctl, rest, wait_for
+from uno_oneswitch.attacks import SlowReader, echo_seconds, install_rules, rss_bytes
 
 pytestmark = pytest.mark.platform
 

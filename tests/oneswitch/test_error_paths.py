@@ -91,3 +91,26 @@ def test_an_oversize_packet_out_is_refused_and_the_bridges_stay_connected(oneswi
     assert "closing connection of switch" not in stack.oneswitch.tail(200)
     assert c.echo()
     c.close()
+
+
+def test_port_numbers_outside_open_vswitchs_range_are_refused(oneswitch_stack):
+    """Found by the soak: a rule with output to port 0x610002 was accepted, and ovs-ofctl then dropped the whole
+    flow-stats message holding it (hundreds of rules missing from dump-flows). OVS refuses such ports; so does
+    OneSwitch now, and ovs-ofctl sees every rule."""
+    stack = oneswitch_stack(controller=False, vms=1)
+    c = OfClient(stack.listen)
+    p, ofp = c.parser, c.ofp
+    out = p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [p.OFPActionOutput(0x610002)])
+    xid = c.send(p.OFPFlowMod(c.dp, priority=5, match=p.OFPMatch(in_port=1), instructions=[out]))
+    errors = errors_for(c, xid)
+    assert len(errors) == 1 and (errors[0].type, errors[0].code) == (ofp.OFPET_BAD_ACTION, ofp.OFPBAC_BAD_OUT_PORT)
+    to_two = p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [p.OFPActionOutput(2)])
+    xid = c.send(p.OFPFlowMod(c.dp, priority=5, match=p.OFPMatch(in_port=0x10000), instructions=[to_two]))
+    errors = errors_for(c, xid)
+    assert len(errors) == 1 and (errors[0].type, errors[0].code) == (ofp.OFPET_BAD_MATCH, ofp.OFPBMC_BAD_VALUE)
+    to_controller = p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [p.OFPActionOutput(ofp.OFPP_CONTROLLER)])
+    xid = c.send(p.OFPFlowMod(c.dp, priority=5, match=p.OFPMatch(in_port=1), instructions=[to_controller]))
+    assert errors_for(c, xid) == [], "reserved ports stay valid"
+    c.close()
+    dump = ofctl(stack.target, "dump-flows")
+    assert "priority=5,in_port=1 actions=CONTROLLER" in dump.stdout and "WARN" not in dump.stderr, dump

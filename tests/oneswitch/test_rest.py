@@ -65,6 +65,7 @@ BAD_REQUESTS = [
     ("POST", "/v1/ports", {"switch": "host", "ofport": 2, "virtual_port": "one"}, None, 400, "port number"),
     # Issue 15: the bridge's LOCAL port is not a port to map, and a number past 64 bits must not wrap to 1.
     ("POST", "/v1/ports", {"switch": "host", "ofport": 4294967294}, None, 400, "port number from 1"),
+    ("POST", "/v1/ports", {"switch": "host", "ofport": 2, "virtual_port": 65280}, None, 400, "port number from 1"),
     ("POST", "/v1/ports", {"switch": "host", "ofport": 2**64 + 1}, None, 400, "port number from 1"),
     ("POST", "/v1/ports", {"switch": "host", "ofport": 2, "virtual_port": 2**64 + 1}, None, 400, "port number"),
     # ... a malformed query is answered in JSON, and a repeated parameter is ambiguous.

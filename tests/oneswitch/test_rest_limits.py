@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from attacks import SlowHttp
 from oneswitch_stack import rest, wait_for
+from uno_oneswitch.attacks import SlowHttp
 
 pytestmark = pytest.mark.platform
 

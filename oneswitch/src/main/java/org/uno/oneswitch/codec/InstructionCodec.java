@@ -30,6 +30,7 @@ import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PortNumbers;
 
 /**
  * Converts between openflowj instructions/actions and the {@link Instruction}/{@link Action} model,
@@ -100,8 +101,10 @@ public final class InstructionCodec {
             switch (a.getType()) {
                 case OUTPUT -> {
                     OFActionOutput o = (OFActionOutput) a;
-                    if (o.getPort().equals(OFPort.ZERO) || o.getPort().equals(OFPort.ANY)) {
-                        throw new BadActionException(OFBadActionCode.BAD_OUT_PORT, "output to " + o.getPort());
+                    if (o.getPort().equals(OFPort.ZERO) || o.getPort().equals(OFPort.ANY)
+                            || !PortNumbers.valid(o.getPort())) {
+                        throw new BadActionException(OFBadActionCode.BAD_OUT_PORT, "output to " + o.getPort()
+                                + " (ports are 1 to " + PortNumbers.MAX + " and the reserved ones)");
                     }
                     out.add(new Action.Output(o.getPort(), o.getMaxLen()));
                 }

@@ -15,11 +15,13 @@ import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
 import org.projectfloodlight.openflow.types.EthType;
 import org.projectfloodlight.openflow.types.IpProtocol;
+import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.OFValueType;
 import org.projectfloodlight.openflow.types.OFVlanVidMatch;
 import org.projectfloodlight.openflow.types.U8;
 import org.uno.oneswitch.error.BadMatchException;
 import org.uno.oneswitch.model.FlowMatch;
+import org.uno.oneswitch.model.PortNumbers;
 
 /**
  * Converts between openflowj matches and {@link FlowMatch}, refusing (with the OpenFlow 1.3 error
@@ -82,6 +84,10 @@ public final class MatchCodec {
         MatchFields f = oxm.getMatchField().id;
         if (!SUPPORTED.contains(f)) {
             throw new BadMatchException(OFBadMatchCode.BAD_FIELD, "match field " + f + " is not supported");
+        }
+        if ((f == IN_PORT || f == IN_PHY_PORT) && !PortNumbers.valid((OFPort) oxm.getValue())) {
+            throw new BadMatchException(OFBadMatchCode.BAD_VALUE, "match field " + f + " = " + oxm.getValue()
+                    + " (ports are 1 to " + PortNumbers.MAX + " and the reserved ones)");
         }
         if (oxm.isMasked()) {
             if (!MASKABLE.contains(f)) {

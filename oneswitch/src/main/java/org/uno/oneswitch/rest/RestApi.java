@@ -25,6 +25,7 @@ import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.PortMapException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.PortMapping;
+import org.uno.oneswitch.model.PortNumbers;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.VirtualRule;
 
@@ -56,8 +57,7 @@ public final class RestApi {
     private static final Set<String> REMAP_KEYS = Set.of("switch", "port", "ofport");
     static final long PORT_WAIT_MS = 2000;
     private static final long PORT_POLL_MS = 10;
-    /** OFPP_MAX: the highest number of a real port. */
-    private static final long MAX_PORT = 0xffffff00L;
+    private static final long MAX_PORT = PortNumbers.MAX;
     /** The API's description (OpenAPI 3), from the jar. */
     private static final JsonNode OPENAPI = OpenApi.load();
 
@@ -309,7 +309,7 @@ public final class RestApi {
         return v.asText();
     }
 
-    /** A port number: 1 to OFPP_MAX (0xffffff00); the reserved ports above it (LOCAL, IN_PORT...) are not ports. */
+    /** A port number: 1 to {@link PortNumbers#MAX}; the reserved ports (LOCAL, IN_PORT...) are not ports to map. */
     private static Long portNumber(JsonNode body, String key) throws HttpError {
         JsonNode v = body.get(key);
         if (v == null || v.isNull()) {

@@ -6,12 +6,66 @@ and never read (or never finish a request).
 """
 from __future__ import annotations
 
+import errno
 import ipaddress
 import pathlib
+import random
 import socket
+import struct
 import time
 
 from uno_oneswitch.ofclient import OfClient
+
+OFP13 = 4
+
+
+def header(version: int, msg_type: int, length: int, xid: int) -> bytes:
+    return struct.pack("!BBHI", version, msg_type, length, xid)
+
+
+HELLO = header(OFP13, 0, 8, 1)
+
+
+def abuse(port: int, payload: bytes, hello_first: bool) -> bytes:
+    """Sends `payload` on a fresh connection and returns what came back until close or silence."""
+    got = b""
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        if hello_first:
+            s.sendall(HELLO)
+        try:
+            s.sendall(payload)
+            s.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            # OneSwitch may already have closed (or reset) the connection on the first bad bytes;
+            # that is one of the two answers this test accepts, so read what is left.
+            if e.errno not in (errno.ENOTCONN, errno.ECONNRESET, errno.EPIPE):
+                raise
+        try:
+            s.settimeout(1.0)
+            while chunk := s.recv(65536):
+                got += chunk
+        except (TimeoutError, ConnectionError):
+            pass
+    return got
+
+
+def streams(rng: random.Random) -> list[tuple[str, bytes, bool]]:
+    flow_mod = header(OFP13, 14, 56, 5) + bytes(48)
+    cases = [
+        ("random bytes", rng.randbytes(4096), False),
+        ("random bytes after hello", rng.randbytes(4096), True),
+        ("length below header", header(OFP13, 2, 4, 2), True),
+        ("oversized length, short body", header(OFP13, 2, 65535, 3) + rng.randbytes(100), True),
+        ("wrong version", header(1, 2, 8, 4), True),
+        ("truncated flow_mod", flow_mod[:30], True),
+        ("flow_mod with garbage body", flow_mod, True),
+        ("unknown type", header(OFP13, 99, 8, 6), True),
+        ("multipart of unknown type", header(OFP13, 18, 16, 7) + struct.pack("!HH4x", 0x7777, 0), True),
+        ("huge random stream", rng.randbytes(1 << 20), True),
+    ]
+    cases += [(f"random frame {i}", header(OFP13, rng.randrange(256), n, i) + rng.randbytes(n - 8), True)
+              for i, n in enumerate(rng.choices(range(8, 300), k=30))]
+    return cases
 
 
 def serialized(client: OfClient, msg) -> bytes:
