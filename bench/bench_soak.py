@@ -33,7 +33,9 @@ from uno_oneswitch.stack import build_jar, ofctl, revalidate
 from bench.bench_oneswitch import Stack, environment
 
 SECONDS = int(os.environ.get("SOAK_SECONDS", "600"))
-KILL_EVERY = 60
+KILL_EVERY = int(os.environ.get("SOAK_KILL_EVERY", "60"))
+#: Which attackers run (all by default); naming fewer tells which one costs what.
+ATTACKS = os.environ.get("SOAK_ATTACKS", "garbage,slow_readers,slow_http").split(",")
 BASELINE_SECONDS = 20
 #: -Xmx2g, -XX:MaxDirectMemorySize=1g, and 512 MiB for the JVM itself (code, metaspace, threads).
 RSS_CAP = (2 << 30) + (1 << 30) + (512 << 20)
@@ -168,9 +170,10 @@ class Soak:
 
     def run(self) -> dict:
         rng = random.Random(2017)
-        threads = [self._loop(self.install, 0.2), self._loop(self.probe, 0.25), self._loop(self.sample_rss, 1.0),
-                   self._loop(lambda: self.garbage(rng), 0.05, attacker=True),
-                   self._loop(self.slow_reader, 1.0, attacker=True), self._loop(self.slow_http, 1.0, attacker=True)]
+        attackers = {"garbage": (lambda: self.garbage(rng), 0.05), "slow_readers": (self.slow_reader, 1.0),
+                     "slow_http": (self.slow_http, 1.0)}
+        threads = [self._loop(self.install, 0.2), self._loop(self.probe, 0.25), self._loop(self.sample_rss, 1.0)]
+        threads += [self._loop(fn, pause, attacker=True) for name, (fn, pause) in attackers.items() if name in ATTACKS]
         vms = self.stack.platform.description["vms"]
         ping = subprocess.Popen(["ip", "netns", "exec", vms[0]["netns"], "ping", "-q", "-i", "0.2", "-w",
                                  str(SECONDS + 30), vms[1]["ip"].split("/")[0]],
@@ -218,7 +221,7 @@ class Soak:
             "echo_ms": {"baseline_p50": pct(base, 50), "baseline_p99": pct(base, 99),
                         "under_attack_p50": pct(under, 50), "under_attack_p99": p99,
                         "samples": len(self.echo), "failed_outside_restarts": self.echo_failures},
-            "attacks": self.attacks,
+            "attacks": self.attacks, "attackers": ATTACKS, "kill_every_s": KILL_EVERY,
             "ping": {"sent": int(loss[1]), "received": int(loss[2])} if loss else ping_out[-300:],
             "met": (self.crashes == 0 and not self.report.lost and not self.report.came_back
                     and bool(self.rss) and max(self.rss) < RSS_CAP and p99 is not None and p99 < ECHO_P99_TARGET_MS),

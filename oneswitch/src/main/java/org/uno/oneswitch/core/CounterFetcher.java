@@ -23,12 +23,20 @@ import org.uno.oneswitch.translate.InstalledEntry;
  * Reads the counters of physical entries from their switches by cookie: a few entries are asked
  * for one by one (Open vSwitch indexes cookies), many with one dump per switch. Entries on a
  * switch that is not connected, or that does not answer, count zero.
+ *
+ * <p>At most one dump per switch is in flight: the requests that come while one is share the next
+ * one, which starts when it ends (so every answer still reflects counters read after its request
+ * came). However many clients ask for statistics at once, a switch dumps its table at most twice
+ * per round trip. Event loop only.
  */
 final class CounterFetcher {
     /** Up to this many entries per switch are requested one by one. */
     private static final int PER_ENTRY_LIMIT = 8;
 
     private final PhysicalNetwork net;
+    /** Per switch: the dump in flight, and the one the requests that came meanwhile wait for. */
+    private final Map<String, CompletableFuture<List<OFStatsReply>>> dumping = new HashMap<>();
+    private final Map<String, CompletableFuture<List<OFStatsReply>>> nextDump = new HashMap<>();
 
     CounterFetcher(PhysicalNetwork net) {
         this.net = net;
@@ -50,7 +58,7 @@ final class CounterFetcher {
                             ie.cookie(), U64.NO_MASK))));
                 }
             } else {
-                pending.add(quiet(net.request(e.getKey(), request(TableId.ALL, U64.ZERO, U64.ZERO))));
+                pending.add(dump(e.getKey()));
             }
         }
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -65,6 +73,23 @@ final class CounterFetcher {
             }
             return out;
         });
+    }
+
+    /** A dump of switch {@code sw}'s tables that starts now, or after the one in flight. */
+    private CompletableFuture<List<OFStatsReply>> dump(String sw) {
+        if (dumping.containsKey(sw)) {
+            return nextDump.computeIfAbsent(sw, s -> new CompletableFuture<>());
+        }
+        CompletableFuture<List<OFStatsReply>> f = quiet(net.request(sw, request(TableId.ALL, U64.ZERO, U64.ZERO)));
+        dumping.put(sw, f);
+        f.whenComplete((replies, t) -> {
+            dumping.remove(sw);
+            CompletableFuture<List<OFStatsReply>> waiting = nextDump.remove(sw);
+            if (waiting != null) {
+                dump(sw).thenAccept(waiting::complete);
+            }
+        });
+        return f;
     }
 
     private OFFlowStatsRequest request(TableId table, U64 cookie, U64 mask) {

@@ -41,8 +41,10 @@ import org.uno.oneswitch.error.OpenFlowException;
  * connection closes only this connection.
  *
  * <p>Backpressure (as Open vSwitch's ofconn limits the replies it queues per connection): requests
- * are taken only while the connection's backlog of unsent bytes is under the pause mark and fewer
- * than {@value #MAX_REPLYING} replies are being made; meanwhile the socket is not read, so a client
+ * are taken only while the connection's backlog of unsent bytes is under the pause mark, no
+ * statistics reply is being made (they cost a dump of the switches' tables; Open vSwitch answers a
+ * connection's requests one at a time) and fewer than {@value #MAX_BARRIERS} barriers wait;
+ * meanwhile the socket is not read, so a client
  * that does not read its replies cannot make OneSwitch queue more. A backlog past the limit closes
  * the connection, and so do the idle probes of a peer that neither reads nor writes.
  */
@@ -56,8 +58,8 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     private static final int MAX_UNDECODABLE_IN_A_ROW = 16;
     /** OpenFlow's default miss_send_len. */
     private static final int DEFAULT_MISS_SEND_LEN = 128;
-    /** Requests whose replies are being made (statistics, barriers) past which no more are taken. */
-    static final int MAX_REPLYING = 8;
+    /** Barriers waiting for the switches (and the disk) past which no more requests are taken. */
+    static final int MAX_BARRIERS = 64;
 
     private final Northbound north;
     private final boolean passive;
@@ -73,7 +75,8 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     /** Requests read but not yet handled, in order: while the gate is closed or the connection is paused. */
     private final ArrayDeque<OFMessage> held = new ArrayDeque<>();
     private boolean waitingForGate;
-    private int replying;
+    private boolean statsInProgress;
+    private int barriersWaiting;
     private boolean overflowed;
 
     ControllerConnection(Northbound north, boolean passive) {
@@ -148,13 +151,23 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     }
 
     /**
-     * Counts {@code reply} among the replies being made until it completes; the caller sends it when
-     * it completes (before the requests held meanwhile are taken up).
+     * Holds further requests while the statistics {@code reply} is being made; the caller sends it
+     * when it completes (before the requests held meanwhile are taken up).
      */
-    <T> CompletableFuture<T> replying(CompletableFuture<T> reply) {
-        replying++;
+    <T> CompletableFuture<T> statsReply(CompletableFuture<T> reply) {
+        statsInProgress = true;
         reply.whenComplete((v, t) -> {
-            replying--;
+            statsInProgress = false;
+            channel.eventLoop().execute(this::release);
+        });
+        return reply;
+    }
+
+    /** Counts the barrier {@code reply} among those waiting until it completes. */
+    <T> CompletableFuture<T> barrierReply(CompletableFuture<T> reply) {
+        barriersWaiting++;
+        reply.whenComplete((v, t) -> {
+            barriersWaiting--;
             channel.eventLoop().execute(this::release);
         });
         return reply;
@@ -231,7 +244,7 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
 
     /** Requests wait while a remap is applied, while the peer has not taken its replies, while many are made. */
     private boolean paused() {
-        return !north.requests().gate().isOpen() || !writable() || replying >= MAX_REPLYING;
+        return !north.requests().gate().isOpen() || !writable() || statsInProgress || barriersWaiting >= MAX_BARRIERS;
     }
 
     @Override

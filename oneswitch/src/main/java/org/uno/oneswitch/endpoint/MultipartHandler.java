@@ -124,7 +124,7 @@ final class MultipartHandler {
     /** Sends the replies made from {@code result} when it completes (an error reply if it fails). */
     private static <T> void later(ControllerConnection c, OFStatsRequest<?> req, CompletableFuture<T> result,
                                   Function<T, List<OFStatsReply>> replies) {
-        c.replying(result).whenComplete((value, t) -> {
+        c.statsReply(result).whenComplete((value, t) -> {
             if (t == null) {
                 c.sendAll(replies.apply(value));
             } else {

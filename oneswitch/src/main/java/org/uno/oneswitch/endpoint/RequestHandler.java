@@ -92,7 +92,7 @@ final class RequestHandler {
             case GET_ASYNC_REQUEST -> c.send(c.async().reply(f, m.getXid()));
             // With a state file, also once every change before it is on disk; changes that could not be
             // written were undone (their requests got errors), and the switches answer a barrier after that.
-            case BARRIER_REQUEST -> c.replying(CompletableFuture.allOf(vs.barrier(), vs.state().durable()
+            case BARRIER_REQUEST -> c.barrierReply(CompletableFuture.allOf(vs.barrier(), vs.state().durable()
                             .exceptionallyCompose(undone -> vs.barrier())))
                     .whenComplete((v, t) -> c.send(f.buildBarrierReply().setXid(m.getXid()).build()));
             case FLOW_MOD -> {
