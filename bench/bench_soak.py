@@ -20,6 +20,7 @@ import json
 import os
 import random
 import re
+import signal
 import statistics
 import subprocess
 import threading
@@ -195,7 +196,7 @@ class Soak:
             self.stop.set()
             for t in threads:
                 t.join(timeout=60)
-            ping.terminate()
+            ping.send_signal(signal.SIGINT)  # ping prints its summary on SIGINT only
             ping_out = ping.communicate(timeout=30)[0]
         with self.lock:
             acked, refused = set(self.acked), set(self.refused)
