@@ -86,14 +86,27 @@ class RequestValidator:
             return None
         if not request.is_json:
             raise BadRequest("the body must be JSON (Content-Type: application/json)")
-        data = request.get_json(silent=True)
-        if data is None:
-            raise BadRequest("the body is not valid JSON")
+        data = parse_json(request.get_data())
         error = jsonschema.exceptions.best_match(validator.iter_errors(data))
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "body"
             raise BadRequest(f"{where}: {error.message}")
         return data
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json(raw: bytes):
+    """A request body as JSON, strictly: NaN and Infinity (which Python's json accepts) and nesting too deep for
+    the parser are the client's errors (400), not the server's."""
+    try:
+        return json.loads(raw, parse_constant=_no_constant)
+    except RecursionError:
+        raise BadRequest("the body is nested too deeply") from None
+    except ValueError as exc:
+        raise BadRequest(f"the body is not valid JSON: {exc}") from None
 
 
 def openapi_path(flask_rule: str) -> str:

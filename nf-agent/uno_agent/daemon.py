@@ -21,7 +21,7 @@ import waitress
 import uno_platform
 from uno_agent import catalog, config
 from uno_agent.api import create_app
-from uno_agent.inventory import Inventory
+from uno_agent.inventory import Inventory, InventoryError
 from uno_agent.launcher import Launcher, ProcessLauncher
 from uno_agent.libvirt_launcher import LibvirtLauncher
 from uno_agent.metrics import registry_for
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         cfg = config.load(args.config, overrides(args))
         service, monitor = build(cfg)
-    except (config.ConfigError, catalog.CatalogError, uno_platform.PlatformError) as exc:
+    except (config.ConfigError, catalog.CatalogError, uno_platform.PlatformError, InventoryError) as exc:
         print(f"uno-agent: {exc}", file=sys.stderr)
         return 2
     report = service.recover()

@@ -13,8 +13,10 @@ import sqlite3
 import threading
 from typing import Any
 
+from uno_agent.errors import Unavailable
+
 SCHEMA_VERSION = 1
-STATUSES = ("BUILD", "ACTIVE", "MIGRATING", "ERROR")
+STATUSES = ("BUILD", "ACTIVE", "MIGRATING", "DELETING", "ERROR")
 
 _COLUMNS = {
     "id": "TEXT PRIMARY KEY",
@@ -68,23 +70,39 @@ class Server:
     fault: str | None = None
 
 
+class InventoryError(Unavailable):
+    """The inventory cannot be opened or written (a full disk, a read-only directory): nothing was changed."""
+
+
 class Inventory:
     """Servers by id; safe to use from the API threads and the monitor thread."""
 
     def __init__(self, path: pathlib.Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                columns = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS.items())
+                self._db.execute(f"CREATE TABLE IF NOT EXISTS servers ({columns})")
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                version = SCHEMA_VERSION
+        except (OSError, sqlite3.Error) as exc:
+            raise InventoryError(f"inventory {path} cannot be opened for writing: {exc}") from None
+        if version != SCHEMA_VERSION:
+            raise InventoryError(f"inventory {path} has schema version {version}, this agent knows {SCHEMA_VERSION}")
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0:
-            columns = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS.items())
-            self._db.execute(f"CREATE TABLE IF NOT EXISTS servers ({columns})")
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        elif version != SCHEMA_VERSION:
-            raise RuntimeError(f"inventory {path} has schema version {version}, "
-                               f"this agent knows {SCHEMA_VERSION}")
+
+    def _write(self, sql: str, params: list) -> None:
+        """One change, committed (the connection is in autocommit mode), or InventoryError with nothing changed."""
+        with self._lock:
+            try:
+                self._db.execute(sql, params)
+            except sqlite3.Error as exc:
+                raise InventoryError(f"inventory {self.path} cannot be written ({exc}); nothing was changed") from None
 
     def close(self) -> None:
         with self._lock:
@@ -92,9 +110,8 @@ class Inventory:
 
     def add(self, server: Server) -> None:
         row = _to_row(server)
-        with self._lock:
-            self._db.execute(f"INSERT INTO servers ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                             list(row.values()))
+        self._write(f"INSERT INTO servers ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                    list(row.values()))
 
     def update(self, server_id: str, **fields: Any) -> Server:
         unknown = set(fields) - set(_COLUMNS)
@@ -104,9 +121,8 @@ class Inventory:
         if current is None:
             raise KeyError(f"no server {server_id}")
         row = _to_row(Server(**{**dataclasses.asdict(current), **fields}))
-        with self._lock:
-            self._db.execute(f"UPDATE servers SET {', '.join(f'{k} = ?' for k in fields)} WHERE id = ?",
-                             [row[k] for k in fields] + [server_id])
+        self._write(f"UPDATE servers SET {', '.join(f'{k} = ?' for k in fields)} WHERE id = ?",
+                    [row[k] for k in fields] + [server_id])
         return self.get(server_id)
 
     def get(self, server_id: str) -> Server | None:
@@ -124,8 +140,7 @@ class Inventory:
         return [_from_row(dict(zip(names, row, strict=True))) for row in rows]
 
     def delete(self, server_id: str) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM servers WHERE id = ?", (server_id,))
+        self._write("DELETE FROM servers WHERE id = ?", [server_id])
 
 
 def _to_row(server: Server) -> dict:

@@ -157,6 +157,10 @@ class AgentService:
             server = self.server(server_id)
             if server.status == "MIGRATING":
                 raise Conflict(f"server {server.name!r} is migrating")
+            # Recorded before anything is torn down: if the inventory cannot be written (a full disk), the
+            # request fails with nothing changed; if it fails after the teardown, the server stays DELETING,
+            # and a DELETE again or the next start of the agent finishes it.
+            self.inventory.update(server_id, status="DELETING")
             self._teardown(server)
             self.inventory.delete(server_id)
             self.launcher.forget(server.instance)
@@ -290,14 +294,14 @@ class AgentService:
     def recover(self) -> dict[str, list[str]]:
         """Re-adopt what survived an agent restart; report the dead; launch nothing.
 
-        A server still in BUILD was being created when the agent stopped: it is
-        removed. An NF whose process is gone, or a VM whose namespace is gone, is
+        A server still in BUILD was being created when the agent stopped, one in
+        DELETING was being deleted: it is removed. An NF whose process is gone, or a VM whose namespace is gone, is
         marked ERROR for the operator to delete.
         """
         report: dict[str, list[str]] = {"adopted": [], "dead": [], "removed": []}
         with self._lock:
             for server in self.inventory.list():
-                if server.status == "BUILD":
+                if server.status in ("BUILD", "DELETING"):
                     self._teardown(server)
                     self.inventory.delete(server.id)
                     report["removed"].append(server.name)
