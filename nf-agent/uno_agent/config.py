@@ -20,6 +20,7 @@ DEFAULTS: dict = {
     "token_file": None,             # a file holding the X-Auth-Token; None = no authentication
     "platform": {"prefix": "uno-", "state_dir": "/run/uno"},
     "oneswitch_url": "http://127.0.0.1:8181",
+    "oneswitch_token_file": None,   # the token OneSwitch's REST wants (its rest_token_file), if any
     "oneswitch_openflow": "tcp:127.0.0.1:6634",   # OneSwitch's passive listener: virtual flow counters
     "database": None,               # None = <state_dir>/<prefix>/agent/inventory.db
     "nf_bin_dir": str(REPO_ROOT / "nfs" / "build" / "bin"),
@@ -62,6 +63,7 @@ class AgentConfig:
     prefix: str
     state_dir: str
     oneswitch_url: str
+    oneswitch_token: str | None
     oneswitch_openflow: str
     database: pathlib.Path
     run_dir: pathlib.Path
@@ -111,6 +113,20 @@ def _faults(entries: list) -> dict[str, str]:
     return faults
 
 
+def _token(raw: dict, key: str) -> str | None:
+    """The token in the file `key` names, if it names one."""
+    token_file = _typed(raw, key, str, optional=True)
+    if not token_file:
+        return None
+    try:
+        token = pathlib.Path(token_file).read_text().strip()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {key} {token_file}: {exc.strerror}") from None
+    if not token:
+        raise ConfigError(f"{key} {token_file} is empty")
+    return token
+
+
 def load(file: str | None = None, overrides: dict | None = None) -> AgentConfig:
     """Build the configuration from DEFAULTS, an optional JSON file and flag overrides."""
     raw = DEFAULTS
@@ -131,15 +147,7 @@ def _validate(raw: dict) -> AgentConfig:
     host, _, port_text = listen.rpartition(":")
     if not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise ConfigError(f"listen must be HOST:PORT, not {listen!r}")
-    token = None
-    token_file = _typed(raw, "token_file", str, optional=True)
-    if token_file:
-        try:
-            token = pathlib.Path(token_file).read_text().strip()
-        except OSError as exc:
-            raise ConfigError(f"cannot read token_file {token_file}: {exc.strerror}") from None
-        if not token:
-            raise ConfigError(f"token_file {token_file} is empty")
+    token = _token(raw, "token_file")
     prefix = _typed(raw, "platform.prefix", str)
     state_dir = _typed(raw, "platform.state_dir", str)
     agent_dir = pathlib.Path(state_dir) / prefix / "agent"
@@ -165,6 +173,7 @@ def _validate(raw: dict) -> AgentConfig:
     return AgentConfig(
         host=host, port=int(port_text), token=token, prefix=prefix, state_dir=state_dir,
         oneswitch_url=_typed(raw, "oneswitch_url", str).rstrip("/"),
+        oneswitch_token=_token(raw, "oneswitch_token_file"),
         oneswitch_openflow=_typed(raw, "oneswitch_openflow", str),
         database=pathlib.Path(database) if database else agent_dir / "inventory.db",
         run_dir=agent_dir, nf_bin_dir=pathlib.Path(_typed(raw, "nf_bin_dir", str)),

@@ -72,7 +72,7 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
         launcher = LibvirtLauncher(platform, cfg.nf_bin_dir, cfg.run_dir, cfg.libvirt_uri)
     else:
         launcher = ProcessLauncher(platform, cfg.nf_bin_dir, cfg.run_dir)
-    portmap = PortMapper(cfg.oneswitch_url)
+    portmap = PortMapper(cfg.oneswitch_url, cfg.oneswitch_token)
     traffic = TrafficMatrix(cfg.monitor.smoothing)
     service = AgentService(
         platform=platform, inventory=Inventory(cfg.database), flavors=flavors, launcher=launcher,

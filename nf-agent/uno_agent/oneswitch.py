@@ -16,9 +16,11 @@ TIMEOUT_S = 10.0
 class PortMapper:
     """Client of OneSwitch's /v1/ports resources."""
 
-    def __init__(self, base_url: str):
+    def __init__(self, base_url: str, token: str | None = None):
         self.base_url = base_url.rstrip("/")
         self.session = requests.Session()
+        if token:
+            self.session.headers["X-Auth-Token"] = token
 
     def _call(self, method: str, path: str, *, missing_ok: bool = False, **kwargs) -> dict | None:
         try:

@@ -10,6 +10,9 @@ import pytest
 from oneswitch_stack import rest, wait_for
 from uno_oneswitch.attacks import SlowHttp
 
+from uno_agent.errors import Conflict
+from uno_agent.oneswitch import PortMapper
+
 pytestmark = pytest.mark.platform
 
 
@@ -56,6 +59,11 @@ def test_a_token_is_demanded_when_configured(oneswitch_stack, tmp_path):
     assert rest(stack.rest, "GET", "/v1/ports", token="s3cret")[0] == 200
     assert rest(stack.rest, "GET", "/v1/health")[0] == 200, "liveness stays open"
     assert rest(stack.rest, "GET", "/v1/openapi.json")[0] == 200
+    # The NF agent's client sends it when configured (oneswitch_token_file).
+    url = f"http://127.0.0.1:{stack.rest}"
+    assert PortMapper(url, "s3cret").mappings()
+    with pytest.raises(Conflict, match="X-Auth-Token"):
+        PortMapper(url).mappings()
 
 
 def test_generated_requests_keep_to_the_openapi_document(oneswitch_stack, tmp_path):
