@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import random
 import socket
 import subprocess
 import time
@@ -20,10 +21,23 @@ ONESWITCH_DIR = pathlib.Path(__file__).resolve().parents[2]
 JAR = pathlib.Path(os.environ.get("ONESWITCH_JAR", ONESWITCH_DIR / "target" / "oneswitch.jar"))
 
 
+#: Listening ports for tests come from below the kernel's ephemeral range (32768-60999 by default): a port the kernel
+#: handed out with bind(0) is soon handed out again as the local port of some client connection, and a server
+#: started on it a moment later then fails with "Address already in use".
+_PORTS = range(20000, 32000)
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port on 127.0.0.1 that nothing is bound to now, outside the ephemeral range."""
+    for _ in range(200):
+        port = random.choice(_PORTS)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {_PORTS}")
 
 
 class Proc:

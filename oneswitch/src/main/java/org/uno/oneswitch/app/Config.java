@@ -29,6 +29,7 @@ import org.uno.oneswitch.rest.RestServer;
  * @param stateFile          where the virtual switch's state is saved and restored, if anywhere
  * @param backlogLimit       bytes queued for a controller connection that does not read before it is closed
  * @param maxPassive         passive controller connections served at once
+ * @param switchWaitMs       how long the start waits for the switches before controllers are served
  * @param restLimits         the REST server's timeouts, connection limit and token
  * @param southboundSsl      OneSwitch's key and certificate and the switches' CA, for an SSL southbound
  */
@@ -36,7 +37,8 @@ public record Config(DatapathId datapathId, List<InetSocketAddress> controllers,
                      InetSocketAddress southbound, Optional<InetSocketAddress> rest, Optional<Path> platform,
                      Set<PortSpec.Kind> autoMap, int tables, int echoIntervalSec, long maxBackoffMs, String logLevel,
                      boolean commandSockets, long remapGraceMs, Optional<Path> stateFile, long backlogLimit,
-                     int maxPassive, RestServer.Limits restLimits, Optional<SslFiles> southboundSsl) {
+                     int maxPassive, long switchWaitMs, RestServer.Limits restLimits,
+                     Optional<SslFiles> southboundSsl) {
     /** PEM files: OneSwitch's private key and certificate, and the CA that signs the switches' certificates. */
     public record SslFiles(Path privateKey, Path certificate, Path caCert) {
     }

@@ -50,6 +50,7 @@ public final class ConfigLoader {
         {"max_passive_connections", "--max-passive-connections", "64", "passive OpenFlow connections served at once; more are closed (1..10000)"},
         {"reconnect_max_backoff", "--reconnect-max-backoff", "8", "longest wait in seconds between attempts to reach a controller"},
         {"command_sockets", "--command-sockets", "true", "send flow_mods/stats/barriers over the bridges' management sockets named in the description (true/false)"},
+        {"switch_wait", "--switch-wait", "10", "seconds to wait at start for the switches before controllers are served (0..300)"},
         {"remap_grace", "--remap-grace", "1000", "milliseconds a remap keeps the old port's entries (0..60000)"},
         {"state_file", "--state-file", "", "file where rules, groups, port map and tags are saved and restored from"},
         {"log_level", "--log-level", "info", "error, warn, info or debug"},
@@ -194,6 +195,7 @@ public final class ConfigLoader {
                 integer(v, "reconnect_max_backoff", 1, 3600) * 1000L, level, bool(v, "command_sockets"),
                 integer(v, "remap_grace", 0, 60000), optionalPath(v, "state_file"),
                 integer(v, "controller_backlog_limit", 1, 1024) * (1L << 20), integer(v, "max_passive_connections", 1, 10000),
+                integer(v, "switch_wait", 0, 300) * 1000L,
                 new RestServer.Limits(integer(v, "rest_request_timeout", 1, 3600) * 1000L,
                         integer(v, "rest_idle_timeout", 1, 3600) * 1000L, integer(v, "rest_max_connections", 1, 10000),
                         token(optionalPath(v, "rest_token_file"))), southboundSsl(v));

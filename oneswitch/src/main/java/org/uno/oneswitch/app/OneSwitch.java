@@ -34,6 +34,7 @@ public final class OneSwitch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OneSwitch.class);
     /** Echo probes without answer after which an OpenFlow connection is closed. */
     private static final int MAX_IDLE_PROBES = 3;
+    private static final long SWITCH_POLL_MS = 20;
     private static final String VERSION = "0.1.0";
 
     private final Transport transport = Transport.best();
@@ -91,12 +92,6 @@ public final class OneSwitch implements AutoCloseable {
         Optional<SouthboundTls> tls = southboundTls(config, vs.topology());
         bind("southbound", () -> physical.listen(group, transport, config.southbound(), tls,
                 config.echoIntervalSec(), MAX_IDLE_PROBES));
-        if (config.listen().isPresent()) {
-            bind("listen", () -> north.listen(config.listen().get()));
-        }
-        for (InetSocketAddress c : config.controllers()) {
-            north.connect(c, config.maxBackoffMs());
-        }
         if (config.rest().isPresent()) {
             RestApi api = new RestApi(vs, physical::connected, north::connectedControllers,
                     (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS));
@@ -104,6 +99,14 @@ public final class OneSwitch implements AutoCloseable {
                 rest = RestServer.start(config.rest().get(), loop, transport, api, config.restLimits());
                 return rest.address();
             });
+        }
+        if (config.listen().isPresent()) {
+            bind("listen", () -> north.listen(config.listen().get()));
+        }
+        awaitSwitches(config.switchWaitMs());
+        north.open();
+        for (InetSocketAddress c : config.controllers()) {
+            north.connect(c, config.maxBackoffMs());
         }
         loop.scheduleAtFixedRate(() -> vs.gate().whenOpen(vs.flows()::tick), 1, 1, TimeUnit.SECONDS);
         LOG.info("OneSwitch {} up ({}): datapath {}, {} tables, {} virtual ports, switches {}", VERSION, transport,
@@ -127,6 +130,24 @@ public final class OneSwitch implements AutoCloseable {
             throw new ConfigException("cannot write state file " + file + ": " + cause);
         }
         LOG.info("state file {}: every change is on disk before it is acknowledged", file);
+    }
+
+    /**
+     * Waits, at most {@code maxMs}, until every switch of the description is connected with its ports
+     * read, so that no controller is shown a port down that is not (controller connections begin their
+     * handshake after).
+     */
+    private void awaitSwitches(long maxMs) throws InterruptedException, ExecutionException {
+        long deadline = System.nanoTime() + maxMs * 1_000_000;
+        while (!loop.submit(() -> vs.topology().switches().stream().allMatch(s -> physical.connected(s.id())))
+                .get()) {
+            if (System.nanoTime() >= deadline) {
+                LOG.warn("not every switch connected within {} ms: controllers see the ports of those missing as down "
+                        + "until they connect", maxMs);
+                return;
+            }
+            Thread.sleep(SWITCH_POLL_MS);
+        }
     }
 
     private static Optional<SouthboundTls> southboundTls(Config config, Topology topology) throws ConfigException {

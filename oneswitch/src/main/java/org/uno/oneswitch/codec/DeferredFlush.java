@@ -45,9 +45,19 @@ public final class DeferredFlush {
         msg.writeTo(pending);
     }
 
+    /** Writes what is queued now rather than after the current task. */
+    public void flushNow() {
+        if (pending != null) {
+            flush();
+        }
+    }
+
     private void flush() {
         ByteBuf buf = pending;
         pending = null;
+        if (buf == null) {
+            return;  // written already (flushNow)
+        }
         if (channel.isActive()) {
             channel.writeAndFlush(buf, channel.voidPromise());
             flushed.run();

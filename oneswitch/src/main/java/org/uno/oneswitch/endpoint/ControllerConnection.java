@@ -94,6 +94,12 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
         return passive;
     }
 
+    /** Closes the connection, its queued messages sent first. */
+    void close() {
+        out.flushNow();
+        channel.close();
+    }
+
     boolean negotiated() {
         return negotiated;
     }
@@ -201,8 +207,21 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
             return;
         }
         north.controllers().add(this);
-        out.write(Hellos.ours(OF13));
+        if (!north.ready().isDone()) {
+            // OneSwitch is still waiting for its switches: the handshake (and every request) waits too.
+            channel.config().setAutoRead(false);
+            north.ready().thenRun(() -> channel.eventLoop().execute(this::begin));
+        } else {
+            begin();
+        }
         log("controller connection {} {}", passive ? "from" : "to", channel.remoteAddress());
+    }
+
+    private void begin() {
+        if (channel.isActive()) {
+            out.write(Hellos.ours(OF13));
+            channel.config().setAutoRead(true);
+        }
     }
 
     @Override

@@ -42,8 +42,6 @@ final class MultipartHandler {
     private static final java.util.Set<OFGroupCapabilities> GROUP_CAPABILITIES = java.util.EnumSet.of(
             OFGroupCapabilities.SELECT_WEIGHT, OFGroupCapabilities.SELECT_LIVENESS, OFGroupCapabilities.CHAINING);
     private static final long MAX_GROUPS = 0xfff00000L;
-    /** Output, copy/dec TTL, push/pop VLAN and MPLS, set queue, group, set field (bits per action type). */
-    private static final long GROUP_ACTIONS = 0x1ffff;
 
     private final VirtualSwitch vs;
     private final Northbound.Identity description;
@@ -86,8 +84,17 @@ final class MultipartHandler {
             case GROUP_FEATURES -> c.send(f.buildGroupFeaturesStatsReply().setXid(xid)
                     .setTypes(GROUP_TYPES).setCapabilities(GROUP_CAPABILITIES)
                     .setMaxGroupsAll(MAX_GROUPS).setMaxGroupsSelect(MAX_GROUPS).setMaxGroupsIndirect(MAX_GROUPS)
-                    .setMaxGroupsFf(MAX_GROUPS).setActionsAll(GROUP_ACTIONS).setActionsSelect(GROUP_ACTIONS)
-                    .setActionsIndirect(GROUP_ACTIONS).setActionsFf(GROUP_ACTIONS).build());
+                    .setMaxGroupsFf(MAX_GROUPS).setActionsAll(TableFeatures.actionBitmap(f))
+                    .setActionsSelect(TableFeatures.actionBitmap(f)).setActionsIndirect(TableFeatures.actionBitmap(f))
+                    .setActionsFf(TableFeatures.actionBitmap(f)).build());
+            // No meters and no queues (see METER_MOD in RequestHandler): the lists are empty, as Open vSwitch's are
+            // on a bridge without any; the features say there is room for none.
+            case METER -> c.send(f.buildMeterStatsReply().setXid(xid).setEntries(List.of()).build());
+            case METER_CONFIG -> c.send(f.buildMeterConfigStatsReply().setXid(xid).setEntries(List.of()).build());
+            case METER_FEATURES -> c.send(f.buildMeterFeaturesStatsReply().setXid(xid).setFeatures(
+                    f.buildMeterFeatures().setMaxMeter(0).setBandTypes(0).setCapabilities(0).setMaxBands((short) 0)
+                            .setMaxColor((short) 0).build()).build());
+            case QUEUE -> c.send(f.buildQueueStatsReply().setXid(xid).setEntries(List.of()).build());
             case PORT_DESC -> c.sendAll(Multiparts.replies(vs.ports().descriptions(), (chunk, flags) ->
                     f.buildPortDescStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             case TABLE_FEATURES -> {

@@ -3,6 +3,7 @@ package org.uno.oneswitch.endpoint;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.bootstrap.Bootstrap;
@@ -37,6 +38,8 @@ public final class Northbound {
     private final List<Channel> listeners = new ArrayList<>();
     private RequestHandler requests;
     private volatile boolean stopped;
+    /** Completes when controllers may be served (the switches are there, or the wait for them is over). */
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
 
     /** What the DESC reply says. */
     public record Identity(String manufacturer, String hardware, String software, String serial, String datapath) {
@@ -64,6 +67,15 @@ public final class Northbound {
 
     Limits limits() {
         return limits;
+    }
+
+    /** Lets controller connections begin: those that connected meanwhile start their handshake now. */
+    public void open() {
+        ready.complete(null);
+    }
+
+    CompletableFuture<Void> ready() {
+        return ready;
     }
 
     /** Where the virtual switch sends asynchronous messages. */
@@ -111,10 +123,16 @@ public final class Northbound {
         return new WriteBufferWaterMark(limits.pauseBytes() / 2, limits.pauseBytes());
     }
 
-    /** Stops reconnecting and closes the listeners. */
+    /**
+     * Stops reconnecting, closes the listeners and every controller connection, before the switches
+     * go: like Open vSwitch at exit, OneSwitch closes its controller connections without reporting
+     * ports down (the bridges keep forwarding, fail-secure).
+     */
     public void stop() {
         stopped = true;
         listeners.forEach(Channel::close);
+        group.submit(() -> List.copyOf(controllers.all()).forEach(ControllerConnection::close))
+                .syncUninterruptibly();
     }
 
     /** One active controller target. */

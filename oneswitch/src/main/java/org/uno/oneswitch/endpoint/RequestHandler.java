@@ -17,6 +17,8 @@ import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFMeterMod;
+import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
 import org.projectfloodlight.openflow.protocol.OFPortMod;
@@ -36,6 +38,7 @@ import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.error.FlowModFailedException;
 import org.uno.oneswitch.error.GroupModFailedException;
+import org.uno.oneswitch.error.MeterModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.PhysicalErrors;
 import org.uno.oneswitch.error.PortModFailedException;
@@ -56,8 +59,10 @@ final class RequestHandler {
      * made Open vSwitch send a PACKET_IN whose length wrapped to 0, which no receiver can frame.
      */
     static final int MAX_PACKET_OUT_FRAME = 0xffff - 256;
+    /** The statistics MultipartHandler answers (queue statistics: an empty list, there are no queues). */
     private static final Set<OFCapabilities> CAPABILITIES = EnumSet.of(OFCapabilities.FLOW_STATS,
-            OFCapabilities.TABLE_STATS, OFCapabilities.PORT_STATS);
+            OFCapabilities.TABLE_STATS, OFCapabilities.PORT_STATS, OFCapabilities.GROUP_STATS,
+            OFCapabilities.QUEUE_STATS);
 
     private final VirtualSwitch vs;
     private final PhysicalNetwork net;
@@ -120,6 +125,10 @@ final class RequestHandler {
             case ERROR -> LOG.info("controller sent error {}", m);
             case EXPERIMENTER -> throw new BadRequestException(OFBadRequestCode.BAD_EXPERIMENTER,
                     "experimenter messages are not supported");
+            case METER_MOD -> {
+                requireWritable(c);
+                refuseMeter((OFMeterMod) m);
+            }
             default -> throw new BadRequestException(OFBadRequestCode.BAD_TYPE, "message type " + m.getType()
                     + " is not supported");
         }
@@ -171,6 +180,21 @@ final class RequestHandler {
         long mark = vs.state().mark();
         change.apply();
         vs.state().onLost(mark, reason -> c.refuse(refusal.apply(reason), m));
+    }
+
+    /**
+     * OneSwitch has no meters (METER_FEATURES says so): adding one is refused as Open vSwitch refuses a meter
+     * past its maximum, modifying one as an unknown meter; deleting one that does not exist is no error.
+     */
+    private static void refuseMeter(OFMeterMod m) throws MeterModFailedException {
+        switch (m.getCommand()) {
+            case ADD -> throw new MeterModFailedException(OFMeterModFailedCode.OUT_OF_METERS,
+                    "the virtual switch has no meters (a meter's rate would hold only for rules on one switch)");
+            case MODIFY -> throw new MeterModFailedException(OFMeterModFailedCode.UNKNOWN_METER,
+                    "meter " + m.getMeterId() + " does not exist");
+            default -> {
+            }
+        }
     }
 
     private static void requireWritable(ControllerConnection c) throws BadRequestException {

@@ -11,6 +11,7 @@ import org.projectfloodlight.openflow.protocol.OFTableFeatureProp;
 import org.projectfloodlight.openflow.protocol.OFTableFeatures;
 import org.projectfloodlight.openflow.protocol.actionid.OFActionId;
 import org.projectfloodlight.openflow.protocol.actionid.OFActionIds;
+import org.projectfloodlight.openflow.protocol.ver13.OFActionTypeSerializerVer13;
 import org.projectfloodlight.openflow.protocol.instructionid.OFInstructionId;
 import org.projectfloodlight.openflow.protocol.match.MatchField;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
@@ -24,7 +25,10 @@ import org.uno.oneswitch.codec.MatchCodec;
 /**
  * The TABLE_FEATURES the virtual switch announces: tables 0..n-1, each matching every field
  * OneSwitch accepts, with goto to any later table, and the actions and instructions it translates
- * (no groups, no meters).
+ * (no meters). A table-miss rule is translated like any other, so each {@code *_MISS} property is
+ * the same as its regular one; the specification allows leaving those out, but Floodlight reads a
+ * missing APPLY_ACTIONS_MISS as "no actions" and then installs no table-miss rule, so they are sent,
+ * as Open vSwitch sends them.
  */
 final class TableFeatures {
     private TableFeatures() {
@@ -47,10 +51,13 @@ final class TableFeatures {
                 ins.add(f.instructionIds().gotoTable());
             }
             List<OFTableFeatureProp> props = List.of(f.tableFeaturePropInstructions(ins),
-                    f.tableFeaturePropNextTables(next), f.tableFeaturePropWriteActions(actions),
-                    f.tableFeaturePropApplyActions(actions), f.tableFeaturePropMatch(matchIds),
+                    f.tableFeaturePropInstructionsMiss(ins), f.tableFeaturePropNextTables(next),
+                    f.tableFeaturePropNextTablesMiss(next), f.tableFeaturePropWriteActions(actions),
+                    f.tableFeaturePropWriteActionsMiss(actions), f.tableFeaturePropApplyActions(actions),
+                    f.tableFeaturePropApplyActionsMiss(actions), f.tableFeaturePropMatch(matchIds),
                     f.tableFeaturePropWildcards(matchIds), f.tableFeaturePropWriteSetfield(setIds),
-                    f.tableFeaturePropApplySetfield(setIds));
+                    f.tableFeaturePropWriteSetfieldMiss(setIds), f.tableFeaturePropApplySetfield(setIds),
+                    f.tableFeaturePropApplySetfieldMiss(setIds));
             out.add(f.buildTableFeatures().setTableId(TableId.of(t)).setName("table" + t)
                     .setMetadataMatch(U64.NO_MASK).setMetadataWrite(U64.NO_MASK).setMaxEntries(1_000_000)
                     .setProperties(props).build());
@@ -60,7 +67,17 @@ final class TableFeatures {
 
     private static List<OFActionId> actionIds(OFActionIds a) {
         return List.of(a.output(), a.copyTtlOut(), a.copyTtlIn(), a.setMplsTtl(), a.decMplsTtl(), a.pushVlan(),
-                a.popVlan(), a.pushMpls(), a.popMpls(), a.setQueue(), a.setNwTtl(), a.decNwTtl(), a.setField());
+                a.popVlan(), a.pushMpls(), a.popMpls(), a.setQueue(), a.group(), a.setNwTtl(), a.decNwTtl(),
+                a.setField());
+    }
+
+    /** The actions OneSwitch translates as a bitmap of OpenFlow 1.3 action types (GROUP_FEATURES' form). */
+    static long actionBitmap(OFFactory f) {
+        long bits = 0;
+        for (OFActionId id : actionIds(f.actionIds())) {
+            bits |= 1L << OFActionTypeSerializerVer13.toWireValue(id.getType());
+        }
+        return bits;
     }
 
     /** The OXM headers (type and length) of {@code fields}, taken from openflowj's encoding of each. */

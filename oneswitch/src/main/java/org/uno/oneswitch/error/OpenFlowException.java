@@ -9,6 +9,7 @@ import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFHelloFailedCode;
+import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFPortModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFRoleRequestFailedCode;
 import org.projectfloodlight.openflow.protocol.OFTableFeaturesFailedCode;
@@ -70,6 +71,8 @@ public abstract class OpenFlowException extends Exception {
             return e.buildGroupModFailedErrorMsg().setXid(xid).setCode(c).setData(data).build();
         } else if (code instanceof OFPortModFailedCode c) {
             return e.buildPortModFailedErrorMsg().setXid(xid).setCode(c).setData(data).build();
+        } else if (code instanceof OFMeterModFailedCode c) {
+            return e.buildMeterModFailedErrorMsg().setXid(xid).setCode(c).setData(data).build();
         }
         throw new IllegalStateException("no OpenFlow error type for code " + code);
     }

@@ -22,6 +22,7 @@ import org.projectfloodlight.openflow.protocol.OFRoleReply;
 import org.projectfloodlight.openflow.protocol.OFType;
 import org.projectfloodlight.openflow.protocol.errormsg.OFBadRequestErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFRoleRequestFailedErrorMsg;
+import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 
 /** Handshake, liveness, roles and refusals of one controller connection. */
@@ -65,11 +66,22 @@ class ControllerConnectionTest {
     @Test
     void unsupportedMessagesGetBadTypeWithTheirXid() {
         Harness.Conn c = h.connect(false, true);
-        c.send(OF13.buildMeterMod().setXid(42).setCommand(org.projectfloodlight.openflow.protocol.OFMeterModCommand.ADD).setMeterId(1).setMeters(List.of()).build());
+        c.send(OF13.buildQueueGetConfigRequest().setXid(42).setPort(OFPort.ANY).build());
         OFBadRequestErrorMsg e = assertInstanceOf(OFBadRequestErrorMsg.class, onlyError(c.received(), 42));
         assertEquals(OFBadRequestCode.BAD_TYPE, e.getCode());
-        c.send(OF13.buildQueueStatsRequest().setXid(43).build());
-        assertEquals(OFBadRequestCode.BAD_STAT, ((OFBadRequestErrorMsg) onlyError(c.received(), 43)).getCode());
+    }
+
+    @Test
+    void noMetersAndNoQueues() {
+        Harness.Conn c = h.connect(false, true);
+        c.send(OF13.buildMeterMod().setXid(42).setCommand(org.projectfloodlight.openflow.protocol.OFMeterModCommand.ADD)
+                .setMeterId(1).setMeters(List.of()).build());
+        var e = assertInstanceOf(org.projectfloodlight.openflow.protocol.errormsg.OFMeterModFailedErrorMsg.class,
+                onlyError(c.received(), 42));
+        assertEquals(org.projectfloodlight.openflow.protocol.OFMeterModFailedCode.OUT_OF_METERS, e.getCode());
+        c.send(OF13.buildQueueStatsRequest().setXid(43).setPortNo(OFPort.ANY).setQueueId(0xffffffffL).build());
+        var q = assertInstanceOf(org.projectfloodlight.openflow.protocol.OFQueueStatsReply.class, c.received().get(0));
+        assertTrue(q.getEntries().isEmpty());
     }
 
     @Test

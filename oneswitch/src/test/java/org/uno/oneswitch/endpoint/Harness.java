@@ -35,6 +35,7 @@ final class Harness {
 
     Harness() throws Exception {
         north.serve(vs, net, new Northbound.Identity("UNO", "hw", "sw", "serial", "dp"));
+        north.open();
         for (var m : Fixtures.ports(1).mappings()) {
             vs.ports().add(new org.uno.oneswitch.core.PortRequest(m.physical().switchId(), m.physicalName(), null,
                     (long) m.virtualPort().getPortNumber(), null));
