@@ -85,7 +85,7 @@ def test_floodlight_forwards_through_oneswitch_and_across_its_restart(oneswitch_
 
     vm0, vm1 = desc["vms"]
     ext, ext_ns = desc["ext"]["interfaces"][0], desc["ext"]["netns"]
-    ip0, ip1, ext_ip = vm0["ip"].split("/")[0], vm1["ip"].split("/")[0], ext["ip"].split("/")[0]
+    ip1, ext_ip = vm1["ip"].split("/")[0], ext["ip"].split("/")[0]
     # Out of the box: Forwarding learns the hosts from PACKET_INs and installs the paths.
     assert wait_for(lambda: ping(vm0["netns"], ip1, count=2), 30, "VM to VM through Floodlight")
     assert wait_for(lambda: ping(vm0["netns"], ext_ip, count=2), 30, "VM to wire through Floodlight")
