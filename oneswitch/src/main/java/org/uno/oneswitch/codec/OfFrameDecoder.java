@@ -9,8 +9,10 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 
 import org.projectfloodlight.openflow.exceptions.OFParseError;
 import org.projectfloodlight.openflow.protocol.OFFactories;
+import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFMessageReader;
+import org.projectfloodlight.openflow.protocol.OFVersion;
 
 /**
  * Splits an OpenFlow byte stream into messages by the header's length field and decodes each with
@@ -26,6 +28,8 @@ public final class OfFrameDecoder extends ByteToMessageDecoder {
     public static final int HEADER = 8;
     private static final int HEAD_BYTES = 64;
     private static final OFMessageReader<OFMessage> READER = OFFactories.getGenericReader();
+    private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
+    private static final int GET_ASYNC_REQUEST = 26;
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
@@ -57,6 +61,12 @@ public final class OfFrameDecoder extends ByteToMessageDecoder {
     static Object decodeFrame(ByteBuf frame) {
         int start = frame.readerIndex();
         int length = frame.readableBytes();
+        if (length == HEADER && frame.getUnsignedByte(start) == OF13.getVersion().getWireVersion()
+                && frame.getUnsignedByte(start + 1) == GET_ASYNC_REQUEST) {
+            // OpenFlow 1.3's GET_ASYNC_REQUEST is a bare header (os-ken sends it so, Open vSwitch takes it);
+            // openflowj 3.2.1 reads the request with the reply's three mask pairs and refuses it as too short.
+            return OF13.buildAsyncGetRequest().setXid(frame.getUnsignedInt(start + 4)).build();
+        }
         try {
             OFMessage msg = READER.readFrom(frame);
             if (msg != null && frame.readerIndex() - start == length) {

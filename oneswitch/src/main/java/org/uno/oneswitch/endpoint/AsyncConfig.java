@@ -8,12 +8,12 @@ import org.projectfloodlight.openflow.protocol.OFMessage;
 /**
  * A controller connection's asynchronous-message configuration (OpenFlow 1.3 SET_ASYNC): per role
  * (master or equal, slave), a bit mask of the reasons for which PACKET_IN, PORT_STATUS and
- * FLOW_REMOVED are sent. The defaults are Open vSwitch's: master and equal get everything, slaves
- * only port status.
+ * FLOW_REMOVED are sent. The defaults are Open vSwitch's (compared in tests/oneswitch/test_handshake.py):
+ * master and equal get everything but invalid-TTL packet-ins, slaves only port status.
  */
 record AsyncConfig(long packetInMaster, long packetInSlave, long portStatusMaster, long portStatusSlave,
                    long flowRemovedMaster, long flowRemovedSlave) {
-    static final AsyncConfig DEFAULT = new AsyncConfig(0x7, 0, 0x7, 0x7, 0xf, 0);
+    static final AsyncConfig DEFAULT = new AsyncConfig(0x3, 0, 0x7, 0x7, 0xf, 0);
 
     static AsyncConfig of(OFAsyncSet s) {
         return new AsyncConfig(s.getPacketInMaskEqualMaster(), s.getPacketInMaskSlave(),
