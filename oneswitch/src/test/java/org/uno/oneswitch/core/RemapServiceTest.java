@@ -22,7 +22,6 @@ import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPacketInReason;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
-import org.projectfloodlight.openflow.protocol.OFPortStatus;
 import org.projectfloodlight.openflow.protocol.action.OFActionOutput;
 import org.projectfloodlight.openflow.protocol.instruction.OFInstructionApplyActions;
 import org.projectfloodlight.openflow.protocol.match.MatchField;
@@ -40,6 +39,7 @@ import org.uno.oneswitch.model.PortSpec;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.testing.RecordingNetwork;
+import org.uno.oneswitch.testing.RecordingNotifier;
 
 /**
  * Port remapping over in-memory switches: the stages in order (new entries, then the switch-over),
@@ -59,22 +59,8 @@ class RemapServiceTest {
     private final RecordingNetwork net = new RecordingNetwork(topology);
     private final List<OFMessage> toController = new ArrayList<>();
     private final List<Runnable> timers = new ArrayList<>();
-    private final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(9), 8, topology, net, new ControllerNotifier() {
-        @Override
-        public void packetIn(OFPacketIn msg) {
-            toController.add(msg);
-        }
-
-        @Override
-        public void portStatus(OFPortStatus msg) {
-            toController.add(msg);
-        }
-
-        @Override
-        public void flowRemoved(org.projectfloodlight.openflow.protocol.OFFlowRemoved msg) {
-            toController.add(msg);
-        }
-    }, () -> 0L, (ms, task) -> timers.add(task), 1000);
+    private final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(9), 8, topology, net,
+            new RecordingNotifier(toController), () -> 0L, (ms, task) -> timers.add(task), 1000);
 
     RemapServiceTest() throws Exception {
         vs.ports().autoMap(EnumSet.of(PortSpec.Kind.VM, PortSpec.Kind.WIRE));

@@ -7,16 +7,12 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
-import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
 import org.projectfloodlight.openflow.protocol.OFMessage;
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
-import org.projectfloodlight.openflow.protocol.OFPortStatus;
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.core.ChangeBatch;
-import org.uno.oneswitch.core.ControllerNotifier;
 import org.uno.oneswitch.core.PortRequest;
 import org.uno.oneswitch.core.SavedState;
 import org.uno.oneswitch.core.StateLog;
@@ -41,22 +37,7 @@ public final class StateFixture {
     public final List<Timer> timers = new ArrayList<>();
     public long now = 5_000_000_000L;
     public final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(7), 8, Fixtures.topology(1), net,
-            new ControllerNotifier() {
-                @Override
-                public void packetIn(OFPacketIn msg) {
-                    toController.add(msg);
-                }
-
-                @Override
-                public void portStatus(OFPortStatus msg) {
-                    toController.add(msg);
-                }
-
-                @Override
-                public void flowRemoved(OFFlowRemoved msg) {
-                    toController.add(msg);
-                }
-            }, () -> now, (ms, task) -> timers.add(new Timer(ms, task)), 1000);
+            new RecordingNotifier(toController), () -> now, (ms, task) -> timers.add(new Timer(ms, task)), 1000);
 
     /** With the ports of {@link Fixtures#ports} mapped. */
     public StateFixture() throws Exception {
