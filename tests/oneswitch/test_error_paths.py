@@ -114,3 +114,18 @@ def test_port_numbers_outside_open_vswitchs_range_are_refused(oneswitch_stack):
     c.close()
     dump = ofctl(stack.target, "dump-flows")
     assert "priority=5,in_port=1 actions=CONTROLLER" in dump.stdout and "WARN" not in dump.stderr, dump
+
+
+def test_a_match_field_openflowj_cannot_read_is_bad_match_bad_field(oneswitch_stack):
+    """Issue 16, point 8: pbb_isid made the FLOW_MOD undecodable and was answered BAD_REQUEST/BAD_LEN; Open vSwitch
+    answers BAD_MATCH/BAD_FIELD for a field it does not support, and so does OneSwitch now."""
+    stack = oneswitch_stack(controller=False, vms=1)
+    c = OfClient(stack.listen)
+    p, ofp = c.parser, c.ofp
+    out = p.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [p.OFPActionOutput(2)])
+    for _ in range(20):  # more than the undecodable messages in a row that close a connection
+        xid = c.send(p.OFPFlowMod(c.dp, priority=5, match=p.OFPMatch(eth_type=0x88e7, pbb_isid=5), instructions=[out]))
+        errors = errors_for(c, xid)
+        assert len(errors) == 1 and (errors[0].type, errors[0].code) == (ofp.OFPET_BAD_MATCH, ofp.OFPBMC_BAD_FIELD)
+    assert c.echo()
+    c.close()

@@ -2,7 +2,12 @@ package org.uno.oneswitch.codec;
 
 import static org.projectfloodlight.openflow.protocol.match.MatchFields.*;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -11,6 +16,7 @@ import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFMatchV3;
 import org.projectfloodlight.openflow.protocol.OFOxmList;
 import org.projectfloodlight.openflow.protocol.match.Match;
+import org.projectfloodlight.openflow.protocol.match.MatchField;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
 import org.projectfloodlight.openflow.types.EthType;
@@ -18,6 +24,7 @@ import org.projectfloodlight.openflow.types.IpProtocol;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.OFValueType;
 import org.projectfloodlight.openflow.types.OFVlanVidMatch;
+import org.projectfloodlight.openflow.types.U32;
 import org.projectfloodlight.openflow.types.U8;
 import org.uno.oneswitch.error.BadMatchException;
 import org.uno.oneswitch.model.FlowMatch;
@@ -170,5 +177,28 @@ public final class MatchCodec {
 
     private static BadMatchException prereq(MatchFields f, String needed) {
         return new BadMatchException(OFBadMatchCode.BAD_PREREQ, "match field " + f + " needs " + needed);
+    }
+
+    /** The OXM headers (type and length) of {@code fields}, taken from openflowj's encoding of each. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    public static List<U32> oxmHeaders(OFFactory f, Set<MatchFields> fields) {
+        List<U32> out = new ArrayList<>();
+        for (Field decl : MatchField.class.getFields()) {
+            if (!Modifier.isStatic(decl.getModifiers()) || decl.getType() != MatchField.class) {
+                continue;
+            }
+            try {
+                MatchField mf = (MatchField) decl.get(null);
+                if (!fields.contains(mf.id)) {
+                    continue;
+                }
+                Class<?> valueType = (Class<?>) ((ParameterizedType) decl.getGenericType()).getActualTypeArguments()[0];
+                OFValueType sample = (OFValueType) valueType.getField("FULL_MASK").get(null);
+                out.add(U32.of(f.oxms().fromValue(sample, mf).getTypeLen()));
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                throw new IllegalStateException("cannot describe match field " + decl.getName(), e);
+            }
+        }
+        return out;
     }
 }

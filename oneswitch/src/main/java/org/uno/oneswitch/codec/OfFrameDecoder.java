@@ -1,6 +1,7 @@
 package org.uno.oneswitch.codec;
 
 import java.util.List;
+import java.util.Optional;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -45,7 +46,7 @@ public final class OfFrameDecoder extends ByteToMessageDecoder {
         if (length < HEADER) {
             out.add(new Undecodable(in.getUnsignedByte(start), in.getUnsignedByte(start + 1),
                     in.getUnsignedInt(start + 4), ByteBufUtil.getBytes(in, start, HEADER), "length " + length
-                    + " shorter than the OpenFlow header", true));
+                    + " shorter than the OpenFlow header", true, false));
             in.skipBytes(in.readableBytes());
             broken = true;
             return;
@@ -80,8 +81,9 @@ public final class OfFrameDecoder extends ByteToMessageDecoder {
     }
 
     private static Undecodable undecodable(ByteBuf frame, int start, int length, String reason) {
+        Optional<String> field = MatchProbe.unsupportedField(frame, start, length);
         return new Undecodable(frame.getUnsignedByte(start), frame.getUnsignedByte(start + 1),
                 frame.getUnsignedInt(start + 4), ByteBufUtil.getBytes(frame, start, Math.min(length, HEAD_BYTES)),
-                reason, false);
+                field.map(f -> "match field " + f + " is not supported").orElse(reason), false, field.isPresent());
     }
 }

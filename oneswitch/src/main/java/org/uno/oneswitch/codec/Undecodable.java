@@ -12,8 +12,10 @@ import java.util.Arrays;
  * @param head    up to the first 64 bytes of the frame
  * @param reason  what was wrong
  * @param fatal   true when the stream cannot be framed any further (the connection must close)
+ * @param badMatchField true when it did not decode because its match has a field OneSwitch does not support
  */
-public record Undecodable(int version, int type, long xid, byte[] head, String reason, boolean fatal) {
+public record Undecodable(int version, int type, long xid, byte[] head, String reason, boolean fatal,
+                          boolean badMatchField) {
     public Undecodable {
         head = head.clone();
     }
@@ -26,7 +28,8 @@ public record Undecodable(int version, int type, long xid, byte[] head, String r
     @Override
     public boolean equals(Object o) {
         return o instanceof Undecodable u && version == u.version && type == u.type && xid == u.xid
-                && Arrays.equals(head, u.head) && reason.equals(u.reason) && fatal == u.fatal;
+                && Arrays.equals(head, u.head) && reason.equals(u.reason) && fatal == u.fatal
+                && badMatchField == u.badMatchField;
     }
 
     @Override

@@ -12,6 +12,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 
+import org.projectfloodlight.openflow.protocol.OFBadMatchCode;
 import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
 import org.projectfloodlight.openflow.protocol.OFControllerRole;
 import org.projectfloodlight.openflow.protocol.OFFactories;
@@ -27,6 +28,7 @@ import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.DeferredFlush;
 import org.uno.oneswitch.codec.Hellos;
 import org.uno.oneswitch.codec.Undecodable;
+import org.uno.oneswitch.error.BadMatchException;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.error.HelloFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
@@ -342,6 +344,12 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     }
 
     private void onUndecodable(Undecodable u) {
+        if (negotiated && u.badMatchField()) {
+            // A well-formed FLOW_MOD matching on a field OneSwitch does not support: an ordinary refusal.
+            undecodableInARow = 0;
+            refuse(new BadMatchException(OFBadMatchCode.BAD_FIELD, u.reason()), u.xid(), u.head());
+            return;
+        }
         if (!negotiated || u.fatal() || ++undecodableInARow > MAX_UNDECODABLE_IN_A_ROW) {
             LOG.warn("closing controller connection {}: {}", channel.remoteAddress(), u);
             if (!negotiated) {

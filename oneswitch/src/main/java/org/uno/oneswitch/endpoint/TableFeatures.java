@@ -1,8 +1,5 @@
 package org.uno.oneswitch.endpoint;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
-import java.lang.reflect.ParameterizedType;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,9 +10,6 @@ import org.projectfloodlight.openflow.protocol.actionid.OFActionId;
 import org.projectfloodlight.openflow.protocol.actionid.OFActionIds;
 import org.projectfloodlight.openflow.protocol.ver13.OFActionTypeSerializerVer13;
 import org.projectfloodlight.openflow.protocol.instructionid.OFInstructionId;
-import org.projectfloodlight.openflow.protocol.match.MatchField;
-import org.projectfloodlight.openflow.protocol.match.MatchFields;
-import org.projectfloodlight.openflow.types.OFValueType;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U32;
 import org.projectfloodlight.openflow.types.U64;
@@ -35,8 +29,8 @@ final class TableFeatures {
     }
 
     static List<OFTableFeatures> of(OFFactory f, int tables) {
-        List<U32> matchIds = oxmIds(f, MatchCodec.supportedFields());
-        List<U32> setIds = oxmIds(f, MatchCodec.settableFields());
+        List<U32> matchIds = MatchCodec.oxmHeaders(f, MatchCodec.supportedFields());
+        List<U32> setIds = MatchCodec.oxmHeaders(f, MatchCodec.settableFields());
         List<OFActionId> actions = actionIds(f.actionIds());
         List<OFTableFeatures> out = new ArrayList<>(tables);
         for (int t = 0; t < tables; t++) {
@@ -78,28 +72,5 @@ final class TableFeatures {
             bits |= 1L << OFActionTypeSerializerVer13.toWireValue(id.getType());
         }
         return bits;
-    }
-
-    /** The OXM headers (type and length) of {@code fields}, taken from openflowj's encoding of each. */
-    @SuppressWarnings({"rawtypes", "unchecked"})
-    private static List<U32> oxmIds(OFFactory f, java.util.Set<MatchFields> fields) {
-        List<U32> out = new ArrayList<>();
-        for (Field decl : MatchField.class.getFields()) {
-            if (!Modifier.isStatic(decl.getModifiers()) || decl.getType() != MatchField.class) {
-                continue;
-            }
-            try {
-                MatchField mf = (MatchField) decl.get(null);
-                if (!fields.contains(mf.id)) {
-                    continue;
-                }
-                Class<?> valueType = (Class<?>) ((ParameterizedType) decl.getGenericType()).getActualTypeArguments()[0];
-                OFValueType sample = (OFValueType) valueType.getField("FULL_MASK").get(null);
-                out.add(U32.of(f.oxms().fromValue(sample, mf).getTypeLen()));
-            } catch (ReflectiveOperationException | ClassCastException e) {
-                throw new IllegalStateException("cannot describe match field " + decl.getName(), e);
-            }
-        }
-        return out;
     }
 }
