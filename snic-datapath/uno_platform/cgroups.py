@@ -16,6 +16,11 @@ from uno_platform.errors import PlatformError
 ROOT = pathlib.Path("/sys/fs/cgroup")
 PARENT = "uno"
 PERIOD_US = 100_000
+#: cpu.shares per core of a capped side: 8 times a default task group's weight (1024) per core, so that a
+#: sibling that would use the whole machine (an unrelated load in /uno, as the tests start it) cannot starve a
+#: sNIC below its quota. Shares are relative among siblings only: against load outside /uno, the uno group as a
+#: whole has the default weight. What this emulation cannot give: cores of the sNIC's own.
+SHARES_PER_CORE = 8 * 1024
 
 
 def check_available(root: pathlib.Path = ROOT) -> None:
@@ -47,6 +52,7 @@ class SideCgroup:
         if cores is not None:
             (self.cpu / "cpu.cfs_period_us").write_text(str(PERIOD_US))
             (self.cpu / "cpu.cfs_quota_us").write_text(str(round(cores * PERIOD_US)))
+            (self.cpu / "cpu.shares").write_text(str(max(2, round(cores * SHARES_PER_CORE))))
 
     def join(self, pid: int) -> None:
         """Move a process (all its threads) into both cgroups."""
