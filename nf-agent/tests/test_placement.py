@@ -40,3 +40,16 @@ def test_an_overloaded_snic_moves_its_nf_even_though_the_host_pays_for_it():
     assert decision.moves == {"fw": "host"}, decision.detail
     assert decision.detail["host_cpu_saving"] < 0
     assert decision.detail["overloaded"] and decision.detail["overloaded"][0].startswith("snic0 CPU")
+
+
+def test_an_infeasible_decision_says_why_in_the_demo_report():
+    """Issue 19: the demo printed "infeasible" without the reason."""
+    from uno_agent.demo import decision_text
+    servers, rates = chain_on_snic(5.0)        # five times the PCIe link, and the firewall may not leave the sNIC
+    servers[1].pin = "snic0"
+    decision = placer(0.05).reoptimize(servers, rates, now=100, trigger="test")
+    assert decision.status == "infeasible"
+    text = decision_text(decision.to_json())
+    assert text.startswith("infeasible: ") and len(text) > len("infeasible: ") + 10, text
+    assert "gave no reason" not in text
+    print(text)

@@ -283,8 +283,7 @@ class Demo:
         for when, name, src, dst in moves:
             self.say(f"  seen at t={when - traffic['started']:.1f} s: {name} {src} -> {dst}")
         placement = self.stack.api("GET", "/v2.1/uno/placement")["placement"]
-        self.say(f"last placement decision ({placement['trigger']}): {placement['status']}, "
-                 f"saving {placement.get('detail', {}).get('host_cpu_saving', 0):.3f} host cores")
+        self.say(f"last placement decision ({placement['trigger']}): {decision_text(placement)}")
         lost = sum(run.lost for run in traffic["results"])
         dup = sum(run.result["duplicates"] for run in traffic["results"])
         reordered = sum(run.result["reordered"] for run in traffic["results"])
@@ -305,6 +304,14 @@ class Demo:
         if self.platform is not None:
             problems = uno_platform.down(self.platform.prefix)
             self.say("platform down" + (f" with problems: {problems}" if problems else ", nothing left"))
+
+
+def decision_text(placement: dict) -> str:
+    """A placement decision for the report: what it saves, or why no placement was possible."""
+    detail = placement.get("detail", {})
+    if placement["status"] == "infeasible":
+        return f"infeasible: {detail.get('explanation') or 'the solver gave no reason'}"
+    return f"{placement['status']}, saving {detail.get('host_cpu_saving', 0):.3f} host cores"
 
 
 def _pps(mbps: float) -> float:
