@@ -13,7 +13,7 @@ import pathlib
 import shutil
 import subprocess
 
-from uno_platform import pki, system
+from uno_platform import losses, pki, system
 from uno_platform.base import Platform, write_description
 from uno_platform.cgroups import SideCgroup, check_available, existing_names, preexec_join
 from uno_platform.errors import PlatformError, SpecError
@@ -224,7 +224,8 @@ class EmulatedPlatform(Platform):
             }
         healthy = all(s["netns_present"] and all(s["daemons"].values()) for s in switches.values())
         return {"prefix": self.prefix, "profile": self.profile, "healthy": healthy,
-                "controller": self.description.get("controller"), "switches": switches}
+                "controller": self.description.get("controller"), "switches": switches,
+                "losses": losses.report(self.description) if healthy else None}
 
 
 def _check_prefix_free(spec: TestbedSpec, names: Names) -> None:
