@@ -97,8 +97,9 @@ class Platform(abc.ABC):
         """CPU time used so far by each side's processes, by switch id."""
 
     @abc.abstractmethod
-    def status(self) -> dict:
-        """Health of every part, and CPU use, as JSON-ready data."""
+    def status(self, losses: bool = False) -> dict:
+        """Health of every part, and CPU use, as JSON-ready data; with `losses`, also where packets were dropped
+        (a few commands per switch, so not for health checks)."""
 
 
 def validate_description(description: dict) -> None:

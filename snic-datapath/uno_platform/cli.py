@@ -131,7 +131,7 @@ def _down(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     try:
-        status = uno_platform.load(args.prefix, args.state_dir).status()
+        status = uno_platform.load(args.prefix, args.state_dir).status(losses=True)
     except PlatformError as exc:
         raise SystemExit(f"unoctl testbed status: {exc}") from None
     if args.json:
@@ -146,7 +146,19 @@ def _status(args: argparse.Namespace) -> int:
             quota = "-" if sw["cpu_quota_cores"] is None else f"{sw['cpu_quota_cores']:g}"
             ports = " ".join(f"{name}={num}" for name, num in sw["ports"].items())
             print(f"  {sw_id:<7}{sw['bridge']:<14}{daemons:<10}{sw['cpu_seconds']:>8.2f}{quota:>7}  {ports}")
+        if status["losses"]:
+            print(f"  drops: {_drops_line(status['losses'])}")
     return 0 if status["healthy"] else 1
+
+
+def _drops_line(losses: dict) -> str:
+    """Where packets were dropped, the places with a count only ("none" if nowhere)."""
+    places = [f"pcie {snic} {way}={n}" for snic, link in losses["pcie_shapers"].items()
+              for way, n in link.items() if n]
+    for sw_id, sw in losses["switches"].items():
+        places += [f"{sw_id} {key}={sw[key]}" for key in ("datapath_lost", "packet_socket_drops") if sw[key]]
+        places += [f"{port} {key}={n}" for port, counts in sw["ports"].items() for key, n in counts.items() if n]
+    return ", ".join(places) or "none"
 
 
 def _list(args: argparse.Namespace) -> int:

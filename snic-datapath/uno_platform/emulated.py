@@ -13,7 +13,8 @@ import pathlib
 import shutil
 import subprocess
 
-from uno_platform import losses, pki, system
+from uno_platform import losses as drops
+from uno_platform import pki, system
 from uno_platform.base import Platform, write_description
 from uno_platform.cgroups import SideCgroup, check_available, existing_names, preexec_join
 from uno_platform.errors import PlatformError, SpecError
@@ -204,7 +205,7 @@ class EmulatedPlatform(Platform):
     def cpu_seconds(self) -> dict[str, float]:
         return {sw["id"]: self.cgroup(sw["id"]).usage_seconds() for sw in self.description["switches"]}
 
-    def status(self) -> dict:
+    def status(self, losses: bool = False) -> dict:
         switches = {}
         for sw in self.description["switches"]:
             ovs = self.ovs(sw["id"])
@@ -225,7 +226,7 @@ class EmulatedPlatform(Platform):
         healthy = all(s["netns_present"] and all(s["daemons"].values()) for s in switches.values())
         return {"prefix": self.prefix, "profile": self.profile, "healthy": healthy,
                 "controller": self.description.get("controller"), "switches": switches,
-                "losses": losses.report(self.description) if healthy else None}
+                "losses": drops.report(self.description) if losses and healthy else None}
 
 
 def _check_prefix_free(spec: TestbedSpec, names: Names) -> None:

@@ -45,12 +45,13 @@ def test_drops_of_the_pcie_shaper_are_counted_where_they_happen(testbed_factory)
     ext_ip = ext["ip"].split("/")[0]
     assert netns_run(vm["netns"], ["ip", "neigh", "replace", ext_ip, "lladdr", ext["mac"], "dev", "eth0",
                                    "nud", "permanent"]).returncode == 0
-    before, received_before = counted(platform.status()["losses"]), received(desc["ext"]["netns"], ext["ifname"])
+    before = counted(platform.status(losses=True)["losses"])
+    received_before = received(desc["ext"]["netns"], ext["ifname"])
     # 3,000 x 1,400 bytes at once: 34 Mbit, into a 10 Mbit/s link with a 20 ms queue.
     result = netns_run(vm["netns"], [sys.executable, "-c", BURST, ext_ip, str(SENT)])
     assert result.returncode == 0, result.stderr
     time.sleep(1)  # the shaper's queue drains
-    losses = platform.status()["losses"]
+    losses = platform.status(losses=True)["losses"]
     lost = SENT - (received(desc["ext"]["netns"], ext["ifname"]) - received_before)
     assert losses["pcie_shapers"]["snic0"]["host_to_snic"] > 0, losses["pcie_shapers"]
     assert losses["pcie_shapers"]["snic0"]["snic_to_host"] == 0
