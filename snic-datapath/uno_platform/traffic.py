@@ -86,21 +86,29 @@ def tcp_throughput_mbps(client_ns: str, server_ns: str, server_ip: str, seconds:
         server.wait()
 
 
+# The sink counts what arrives until told the source is done (a line on stdin), then until `idle` seconds pass
+# without a packet: a starved source or a long hold never ends a run early. It also reports its socket's drops
+# (a full receive buffer), read from /proc/net/udp by the socket's inode.
 _UDP_SINK = textwrap.dedent("""
-    import json, socket, struct, sys, time
+    import json, os, select, socket, struct, sys, time
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     sock.bind((sys.argv[1], int(sys.argv[2])))
     idle = float(sys.argv[3])
     print("ready", flush=True)
-    sock.settimeout(30)
     seen, dup, reordered, latencies, arrivals = {}, 0, 0, [], []
     last = {}
+    source_done = False
     while True:
-        try:
-            data = sock.recv(2048)
-        except socket.timeout:
+        readable, _, _ = select.select([sock] + ([] if source_done else [sys.stdin]), [], [],
+                                       idle if source_done else 600)
+        if not readable:
             break
+        if sys.stdin in readable:
+            sys.stdin.readline()
+            source_done = True
+            continue
+        data = sock.recv(2048)
         now = time.time()
         flow, seq, sent = struct.unpack_from("!HId", data)
         got = seen.setdefault(flow, set())
@@ -112,13 +120,17 @@ _UDP_SINK = textwrap.dedent("""
         last[flow] = max(seq, last.get(flow, -1))
         latencies.append(now - sent)
         arrivals.append(now)
-        sock.settimeout(idle)
+    inode = str(os.fstat(sock.fileno()).st_ino)
+    drops = next((int(f[-1]) for f in (line.split() for line in open("/proc/net/udp")) if f[9] == inode), 0)
     json.dump({"received": {str(f): len(s) for f, s in seen.items()},
                "missing": {str(f): sorted(set(range(max(s) + 1)) - s)[:20] for f, s in seen.items()},
-               "duplicates": dup, "reordered": reordered, "latencies": latencies, "arrivals": arrivals},
+               "duplicates": dup, "reordered": reordered, "latencies": latencies, "arrivals": arrivals,
+               "socket_drops": drops},
               sys.stdout)
 """)
 
+# The source sleeps between packets and, when it wakes late, sends what is due at once: it keeps the average
+# rate without spinning a core (a real server has no core to spare). A send the kernel refuses is counted.
 _UDP_SOURCE = textwrap.dedent("""
     import json, socket, struct, sys, time
     dst, port, flows, pps, seconds, size, sport = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
@@ -133,18 +145,23 @@ _UDP_SOURCE = textwrap.dedent("""
     pad = b"x" * max(0, size - 14)
     start = time.perf_counter()
     seqs = [0] * flows
-    for i in range(total):
-        target = start + i / pps
-        ahead = target - time.perf_counter()
-        if ahead > 0.002:               # sleep most of the wait, spin the last bit: accurate, cheap
-            time.sleep(ahead - 0.001)
-        while time.perf_counter() < target:
-            pass
-        f = i % flows
-        socks[f].sendto(struct.pack("!HId", f, seqs[f], time.time()) + pad, (dst, port))
-        seqs[f] += 1
-    json.dump({"sent": {str(f): n for f, n in enumerate(seqs)}, "seconds": time.perf_counter() - start},
-              sys.stdout)
+    refused, late_max, i = 0, 0.0, 0
+    while i < total:
+        now = time.perf_counter()
+        due = min(total, int((now - start) * pps) + 1)
+        late_max = max(late_max, now - (start + i / pps))
+        for i in range(i, due):
+            f = i % flows
+            try:
+                socks[f].sendto(struct.pack("!HId", f, seqs[f], time.time()) + pad, (dst, port))
+            except OSError:
+                refused += 1
+            seqs[f] += 1
+        i = due
+        if i < total:
+            time.sleep(max(0.0, start + i / pps - time.perf_counter()))
+    json.dump({"sent": {str(f): n for f, n in enumerate(seqs)}, "seconds": time.perf_counter() - start,
+               "send_refused": refused, "source_late_max_s": late_max}, sys.stdout)
 """)
 
 
@@ -154,7 +171,10 @@ class NumberedUdp:
     Each packet carries (flow, sequence number, send time); flows differ by source port.
         with NumberedUdp(vm_ns, ext_ns, ext_ip, flows=1000, pps=10000, seconds=5) as run:
             ... migrate something while it runs ...
-        run.result   # {"sent", "received", "missing", "duplicates", "reordered", "latencies", "arrivals"}
+        run.result   # {"sent", "received", "missing", "duplicates", "reordered", "latencies", "arrivals",
+                     #  "socket_drops", "send_refused", "source_late_max_s"}
+
+    The sink stops `idle` seconds after the last packet that follows the source's end.
     """
 
     def __init__(self, source_ns: str, sink_ns: str, sink_ip: str, *, flows: int, pps: float, seconds: float,
@@ -165,7 +185,8 @@ class NumberedUdp:
     def __enter__(self) -> NumberedUdp:
         source_ns, sink_ns, sink_ip, flows, pps, seconds, size, port, sport, idle = self.args
         self.sink = subprocess.Popen(["ip", "netns", "exec", sink_ns, sys.executable, "-c", _UDP_SINK, sink_ip,
-                                      str(port), str(idle)], stdout=subprocess.PIPE, text=True)
+                                      str(port), str(idle)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True)
         assert self.sink.stdout.readline().strip() == "ready"
         self.source = subprocess.Popen(["ip", "netns", "exec", source_ns, sys.executable, "-c", _UDP_SOURCE,
                                         sink_ip, str(port), str(flows), str(pps), str(seconds), str(size),
@@ -175,7 +196,7 @@ class NumberedUdp:
     def __exit__(self, *exc) -> None:
         try:
             sent, _ = self.source.communicate(timeout=600)
-            received, _ = self.sink.communicate(timeout=600)
+            received, _ = self.sink.communicate("source done\n", timeout=600)
         finally:
             for proc in (self.source, self.sink):
                 if proc.poll() is None:
