@@ -270,6 +270,10 @@ def create_app(service, *, token: str | None = None, registry=None) -> Flask:
     def migrations():
         return {"migrations": service.migrations()}
 
+    @app.get("/v2.1/uno/losses")
+    def losses():
+        return {"losses": service.losses()}
+
     @app.get("/v2.1/uno/traffic")
     def traffic():
         report = service.traffic()

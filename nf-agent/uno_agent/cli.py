@@ -12,6 +12,8 @@ import sys
 
 import requests
 
+from uno_platform import losses as platform_losses
+
 DEFAULT_URL = os.environ.get("UNO_AGENT_URL", "http://127.0.0.1:8774")
 
 
@@ -87,7 +89,8 @@ def register(subparsers) -> None:
     flavors.add_argument("--json", action="store_true")
     flavors.set_defaults(func=_flavors)
 
-    stats = subparsers.add_parser("stats", help="host and sNIC use, PCIe, traffic, placement (the agent)",
+    stats = subparsers.add_parser("stats", help="host and sNIC use, PCIe, traffic, placement, where packets were "
+                                  "lost (the agent)",
                                   parents=[client])
     stats.add_argument("--json", action="store_true")
     stats.set_defaults(func=_stats)
@@ -219,8 +222,9 @@ def _stats(args: argparse.Namespace) -> int:
     hypervisors = client.call("GET", "/v2.1/os-hypervisors/detail")["hypervisors"]
     traffic = client.call("GET", "/v2.1/uno/traffic")["traffic"]
     placement = client.call("GET", "/v2.1/uno/placement")["placement"]
+    losses = client.call("GET", "/v2.1/uno/losses")["losses"]
     if args.json:
-        _print_json({"hypervisors": hypervisors, "traffic": traffic, "placement": placement})
+        _print_json({"hypervisors": hypervisors, "traffic": traffic, "placement": placement, "losses": losses})
         return 0
     rows = []
     for h in hypervisors:
@@ -235,4 +239,9 @@ def _stats(args: argparse.Namespace) -> int:
     objective = placement.get("objective")
     print(f"placement: {placement['status']} ({placement.get('trigger') or 'no decision yet'}), "
           f"objective {'-' if objective is None else f'{objective:.3f}'}")
+    print()
+    print(table([[nf["name"], nf["side"] or "-", nf["ring"], nf["hold"], nf["send"],
+                  "" if nf["live_counted"] else "no answer"] for nf in losses["nfs"].values()],
+                ["NF", "SIDE", "LOST RING", "LOST HOLD", "LOST SEND", ""]))
+    print("platform drops: " + (platform_losses.summary(losses["platform"]) if losses["platform"] else "unknown"))
     return 0

@@ -6,7 +6,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 
 class ServiceCollector:
-    """Servers by status and side, planned and measured CPU, PCIe use, operation counters."""
+    """Servers by status and side, planned and measured CPU, PCIe use, operation counters, NF losses."""
 
     def __init__(self, service):
         self.service = service
@@ -41,6 +41,13 @@ class ServiceCollector:
         for name, value in sorted(self.service.counters.items()):
             operations.add_metric([name], value)
         yield operations
+
+        lost = CounterMetricFamily("uno_nf_lost_packets", "packets NFs lost (not policy drops), over all their "
+                                   "instances", labels=["server", "place"])
+        for server_id, nf in sorted(self.service.nf_losses().items()):
+            for place in ("ring", "hold", "send"):
+                lost.add_metric([server_id, place], nf[place])
+        yield lost
 
 
 def registry_for(service) -> CollectorRegistry:

@@ -79,6 +79,7 @@ class MigrationReport:
     packets_moved: int = 0
     held_by_new: int = 0
     nf_losses: int = 0                 # packets the two NFs lost (not dropped by policy) in their lives
+    retired_nf_losses: dict[str, int] = dataclasses.field(default_factory=dict)  # the old NF's, by place
     rolled_back: bool = False
     held_from: float | None = None     # wall-clock time the remap started (packets may reach the new NF)
     held_until: float | None = None    # ... and of the new NF's release
@@ -102,10 +103,17 @@ def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
         time.sleep(0.005)
 
 
+def nf_loss_places(stats: dict) -> dict[str, int]:
+    """Packets an NF lost rather than dropped by policy, by place: its receive ring (full, or a frame cut
+    short), its hold buffer (full during a migration), its sends (the transmit ring full, or refused)."""
+    return {"ring": stats.get("rx_kernel_drops", 0) + stats.get("rx_truncated", 0),
+            "hold": stats.get("hold_drop", 0),
+            "send": stats.get("tx_dropped", 0) + stats.get("tx_errors", 0)}
+
+
 def nf_losses(stats: dict) -> int:
     """Packets an NF lost rather than dropped by policy: full buffers and rings, failed sends."""
-    return sum(stats.get(key, 0) for key in ("hold_drop", "tx_dropped", "tx_errors", "rx_kernel_drops",
-                                              "rx_truncated"))
+    return sum(nf_loss_places(stats).values())
 
 
 def _corrupted(blob: bytes) -> bytes:
@@ -153,6 +161,8 @@ class Migrator:
         self.clock = clock
         self.faults = faults or {}
         self.reports: collections.deque[MigrationReport] = collections.deque(maxlen=REPORTS_KEPT)
+        # what each server's retired NF instances lost, by place: the live instance counts only its own life
+        self.retired_losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 
     def ports_in_use(self) -> set[str]:
         return {s.migration["new_port"] for s in self.inventory.list()
@@ -226,7 +236,10 @@ class Migrator:
             report.held_by_new = new.buffer_release()
             report.held_until = self.clock()
         elif step == "retire":
-            report.nf_losses = nf_losses(old.stats()) + nf_losses(new.stats())
+            retired = nf_loss_places(old.stats())
+            report.nf_losses = sum(retired.values()) + nf_losses(new.stats())
+            report.retired_nf_losses = retired
+            self.retired_losses[run.server.id].update(retired)
             run.server = self._retire(run.server)
 
     def _journal(self, server: Server, **changes) -> Server:

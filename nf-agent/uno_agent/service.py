@@ -8,6 +8,7 @@ one lock; reads are lock-free.
 """
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 import time
@@ -19,9 +20,11 @@ from uno_agent.errors import AgentError, BadRequest, Conflict, NotFound, Unavail
 from uno_agent.flows import dump_virtual_flows, pair_counters
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Launcher, vm_index
+from uno_agent.migration import nf_loss_places
 from uno_agent.monitor import Edge, TrafficMatrix
 from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Decision, Placer, port_node
+from uno_nfs import NfControl, NfControlError
 from uno_platform.base import Platform
 from uno_platform.errors import PlatformError
 
@@ -248,6 +251,32 @@ class AgentService:
                  for (a, b), rate in sorted(self.traffic_matrix.rates().items())]
         nodes = {names.get(n, n): rate for n, rate in sorted(self.traffic_matrix.node_rates().items())}
         return {"updated": self.traffic_matrix.updated, "edges": edges, "servers": nodes}
+
+    def losses(self) -> dict:
+        """Packets lost and where: each NF's (nf_losses) and every place the platform counts (shapers, bridge
+        ports, datapaths, packet sockets, other interfaces)."""
+        return {"nfs": self.nf_losses(), "platform": self.platform.status(losses=True)["losses"]}
+
+    def nf_losses(self) -> dict[str, dict]:
+        """By server id: what each NF lost in its receive ring, hold buffer and sends over all its instances
+        (those a migration retired and the live one)."""
+        nfs = {}
+        for server in self.inventory.list():
+            if server.kind != "nf":
+                continue
+            places = collections.Counter({"ring": 0, "hold": 0, "send": 0})
+            if self.migrator is not None:
+                places.update(self.migrator.retired_losses.get(server.id, {}))
+            live = server.control is not None and server.status in ("ACTIVE", "MIGRATING")
+            if live:
+                try:
+                    with NfControl(server.control) as nf:
+                        places.update(nf_loss_places(nf.stats()))
+                except (NfControlError, OSError) as exc:   # it may be restarting: say so, count the rest
+                    log.warning("losses: %s does not answer: %s", server.name, exc)
+                    live = False
+            nfs[server.id] = {"name": server.name, "side": server.side, "live_counted": live, **places}
+        return nfs
 
     def hypervisors(self) -> list[dict]:
         return [self.hypervisor(switch_id) for switch_id in self.switch_ids()]

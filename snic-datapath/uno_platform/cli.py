@@ -6,6 +6,7 @@ import json
 import sys
 
 import uno_platform
+from uno_platform import losses
 from uno_platform.errors import PlatformError
 from uno_platform.spec import TestbedSpec
 
@@ -147,18 +148,8 @@ def _status(args: argparse.Namespace) -> int:
             ports = " ".join(f"{name}={num}" for name, num in sw["ports"].items())
             print(f"  {sw_id:<7}{sw['bridge']:<14}{daemons:<10}{sw['cpu_seconds']:>8.2f}{quota:>7}  {ports}")
         if status["losses"]:
-            print(f"  drops: {_drops_line(status['losses'])}")
+            print(f"  drops: {losses.summary(status['losses'])}")
     return 0 if status["healthy"] else 1
-
-
-def _drops_line(losses: dict) -> str:
-    """Where packets were dropped, the places with a count only ("none" if nowhere)."""
-    places = [f"pcie {snic} {way}={n}" for snic, link in losses["pcie_shapers"].items()
-              for way, n in link.items() if n]
-    for sw_id, sw in losses["switches"].items():
-        places += [f"{sw_id} {key}={sw[key]}" for key in ("datapath_lost", "packet_socket_drops") if sw[key]]
-        places += [f"{port} {key}={n}" for port, counts in sw["ports"].items() for key, n in counts.items() if n]
-    return ", ".join(places) or "none"
 
 
 def _list(args: argparse.Namespace) -> int:

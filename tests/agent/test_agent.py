@@ -153,6 +153,15 @@ def test_unoctl_and_metrics_show_what_the_api_does(uno_stack):
     metrics = http_json_text(f"{stack.agent_url}/metrics")
     assert 'uno_servers{kind="nf",side="host",status="ACTIVE"} 1.0' in metrics
     assert 'uno_operations_total{operation="created"} 1.0' in metrics
+    assert f'uno_nf_lost_packets_total{{place="hold",server="{created["id"]}"}} 0.0' in metrics
+
+    # where packets were lost: the NF over both its instances (one retired by the migration), and the platform
+    losses = json.loads(unoctl("stats", "--json"))["losses"]
+    nf = losses["nfs"][created["id"]]
+    assert nf["live_counted"] and nf["side"] == "host" and (nf["ring"], nf["hold"], nf["send"]) == (0, 0, 0)
+    assert set(losses["platform"]["pcie_shapers"]["snic0"]) == {"host_to_snic", "snic_to_host"}
+    assert re.search(r"mon1\s+host\s+0\s+0\s+0", unoctl("stats")), unoctl("stats")
+    assert "platform drops: " in unoctl("stats")
 
     bad = subprocess.run([sys.executable, "-m", "uno_agent.unoctl", "nf", "create", "x", "--flavor", "nope",
                           "--agent", stack.agent_url], capture_output=True, text=True, timeout=60)
