@@ -229,6 +229,15 @@ class EmulatedPlatform(Platform):
                 "losses": drops.report(self.description) if losses and healthy else None}
 
 
+def shaper_queue_packets(mtu: int) -> int:
+    """How many packets a PCIe shaper queues: fewer than fit in a packet socket's default send buffer
+    (net.core.wmem_default), to which Open vSwitch's queued packets are charged until the shaper sends them."""
+    wmem = int(pathlib.Path("/proc/sys/net/core/wmem_default").read_text())
+    data = 1 << (mtu + 14 + 64 - 1).bit_length()       # the frame's buffer, rounded up as the allocator does
+    truesize = data + 1024                               # with the skb and its shared info (generous)
+    return max(8, wmem // truesize - 1)
+
+
 def _check_prefix_free(spec: TestbedSpec, names: Names) -> None:
     existing = set(system.netns_list())
     taken = [ns for ns in names.namespaces(spec) if ns in existing]
@@ -311,10 +320,17 @@ class _Builder:
         self.ports[sw].append({"name": name, "ofport": ofport, **attrs})
 
     def _shape(self, name: str, netns: str) -> None:
+        """The link's rate limit (tbf) over a queue that drops its oldest packet when full (pfifo_head_drop).
+
+        Open vSwitch sends a batch of packets at a time and frees the rest of the batch, uncounted, when the
+        kernel refuses one. A head-drop queue never refuses a packet (it drops an older one, counted by tbf),
+        and it is kept shorter than the packet socket's send buffer, which would refuse first."""
         rate_bps = self.spec.pcie_gbps * 1e9
         burst = max(int(rate_bps / 8 / 1000), 32 * 1024)  # 1 ms of traffic, at least 32 KiB
-        system.run(["tc", "qdisc", "add", "dev", name, "root", "tbf", "rate", f"{int(rate_bps)}bit",
+        system.run(["tc", "qdisc", "add", "dev", name, "root", "handle", "1:", "tbf", "rate", f"{int(rate_bps)}bit",
                     "burst", str(burst), "latency", TBF_LATENCY], netns=netns)
+        system.run(["tc", "qdisc", "add", "dev", name, "parent", "1:1", "handle", "10:", "pfifo_head_drop", "limit",
+                    str(shaper_queue_packets(self.spec.pcie_mtu))], netns=netns)
 
     def _pcie_links(self) -> None:
         host_ns = self.names.switch_netns("host")

@@ -1,7 +1,7 @@
 """Issue 19: the platform counts where packets were dropped. A burst faster than the PCIe link's shaper loses
-packets; the shaper's drops are in `status()["losses"]` (so in `unoctl testbed status`), with every port of every
-bridge. Not every lost packet is attributed: Open vSwitch frees the rest of a send batch the shaper refused
-without a counter (see uno_platform.losses); the test prints how many are."""
+packets, and each one is a drop of the shaper in `status()["losses"]` (so in `unoctl testbed status`), with every
+port of every bridge. (With a plain tail-drop queue, Open vSwitch freed the rest of each refused send batch
+without a counter: 2,800 of 2,900 lost packets were unattributed.)"""
 from __future__ import annotations
 
 import sys
@@ -46,8 +46,10 @@ def test_drops_of_the_pcie_shaper_are_counted_where_they_happen(testbed_factory)
     time.sleep(1)  # the shaper's queue drains
     report = platform.status(losses=True)["losses"]
     lost = SENT - (received(desc["ext"]["netns"], ext["ifname"]) - received_before)
-    assert report["pcie_shapers"]["snic0"]["host_to_snic"] > 0, report["pcie_shapers"]
+    assert lost > 1000
+    # each lost packet is a shaper drop (the link also carries a few packets of its own, so within 1%)
+    assert lost <= report["pcie_shapers"]["snic0"]["host_to_snic"] <= lost * 1.01, (lost, report["pcie_shapers"])
     assert report["pcie_shapers"]["snic0"]["snic_to_host"] == 0
     assert all(set(sw["ports"]) == {p["name"] for p in spec["ports"]}
                for sw, spec in zip(report["switches"].values(), desc["switches"], strict=True))
-    print(f"lost {lost} of {SENT}; attributed {losses.total(report) - before}")
+    assert losses.total(report) - before >= lost
