@@ -299,9 +299,10 @@ class Demo:
         moves = traffic["timeline"].migrations()
         for report in self.stack.api("GET", "/v2.1/uno/migrations")["migrations"]:
             name = next(n for n, s in self.servers.items() if s["id"] == report["server"])
-            outcome = "rolled back" if report["rolled_back"] else "done"
+            outcome = f"rolled back ({report['rollback_reason']})" if report["rolled_back"] else "done"
             self.say(f"migration of {name} {report['source']} -> {report['target']} {outcome}: packets waited at most "
-                     f"{report['held_window_s'] * 1e3:.1f} ms, {report['flows']} flows, {report['state_bytes']} "
+                     f"{report['held_window_s'] * 1e3:.1f} ms (hold of {report['hold_packets']} packets), "
+                     f"{report['flows']} flows, {report['state_bytes']} "
                      f"bytes of state, {report['packets_moved']} late packets moved from the old NF, "
                      f"{report['nf_losses']} lost by the NFs")
         for when, name, src, dst in moves:

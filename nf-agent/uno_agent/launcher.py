@@ -55,10 +55,11 @@ class Launcher(abc.ABC):
 
     @abc.abstractmethod
     def start_nf(self, instance_id: str, binary: str, side: str, port: str,
-                 config_text: str | None, *, buffering: bool = False) -> Instance:
+                 config_text: str | None, *, hold_packets: int | None = None) -> Instance:
         """Create `port` on `side`'s switch and start the NF on it; ready when this returns.
 
-        With `buffering`, the NF holds what it receives until told to release it (a migration target).
+        With `hold_packets`, the NF holds what it receives, up to that many packets, until told to release it
+        (a migration target).
         """
 
     @abc.abstractmethod
@@ -82,12 +83,12 @@ class Launcher(abc.ABC):
         return path
 
     def nf_argv(self, instance_id: str, binary: str, iface: str, config_text: str | None,
-                buffering: bool) -> list[str]:
+                hold_packets: int | None) -> list[str]:
         control = self.control_path(instance_id)
         control.unlink(missing_ok=True)
         argv = [str(self.binary(binary)), "--iface", iface, "--control", str(control)]
-        if buffering:
-            argv.append("--buffering")
+        if hold_packets is not None:
+            argv += ["--buffering", "--hold-packets", str(hold_packets)]
         if config_text is not None:
             config = self.run_dir / f"{instance_id}.conf"
             config.write_text(config_text)
@@ -144,11 +145,11 @@ class ProcessLauncher(Launcher):
     """NFs as processes in the side's namespace and cgroup; VMs as namespaces."""
 
     def start_nf(self, instance_id: str, binary: str, side: str, port: str,
-                 config_text: str | None, *, buffering: bool = False) -> Instance:
+                 config_text: str | None, *, hold_packets: int | None = None) -> Instance:
         self.binary(binary)  # fail before creating anything
         created = platform_call(self.platform.add_port, side, port)
         try:
-            argv = self.nf_argv(instance_id, binary, created["nf_ifname"], config_text, buffering)
+            argv = self.nf_argv(instance_id, binary, created["nf_ifname"], config_text, hold_packets)
             with open(self.log_path(instance_id), "ab") as log_out:
                 proc = self.platform.spawn(side, argv, stdin=subprocess.DEVNULL, stdout=log_out,
                                            stderr=log_out, start_new_session=True)

@@ -56,8 +56,8 @@ class LibvirtLauncher(Launcher):
             system.run(["nsenter", "-t", str(pid), "-n", *argv])
 
     def start_nf(self, instance_id: str, binary: str, side: str, port: str,
-                 config_text: str | None, *, buffering: bool = False) -> Instance:
-        argv = self.nf_argv(instance_id, binary, "eth0", config_text, buffering)
+                 config_text: str | None, *, hold_packets: int | None = None) -> Instance:
+        argv = self.nf_argv(instance_id, binary, "eth0", config_text, hold_packets)
         command = f"exec {shlex.join(argv)} >> {shlex.quote(str(self.log_path(instance_id)))} 2>&1"
         pid = self._create(instance_id, port, command, None)
         try:

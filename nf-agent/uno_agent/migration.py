@@ -22,6 +22,11 @@ port is remapped back if it had moved, what the new NF held is handed to the old
 ahead of what the old NF holds, and the old NF runs on. After a crash of the agent,
 `recover` finishes or undoes a migration from its journal and from where OneSwitch
 says the virtual port is.
+
+Holds are bounded. The new NF's hold is sized from the old NF's receive rate, measured just
+before the start: twice what arrives in HOLD_BOUND_S. After each step from the switch-over on,
+a hold past half full, or packets that have waited past HOLD_BOUND_S (a starved side, a slow
+state transfer), roll the migration back before anything is lost; the report says why.
 """
 from __future__ import annotations
 
@@ -48,7 +53,7 @@ STEPS = ("start", "remap", "drain", "quiesce", "state", "release", "retire")
 # drain whenever the port has moved (they are idempotent until the release), so they are not:
 # each write would sit between the switch-over and the release, where held packets wait.
 JOURNALLED = ("start", "remap", "release", "retire")
-FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port")
+FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port", "state=slow-state")
 # the agent itself dies (SIGKILL) as a step begins: its restart must finish or undo the migration
 CRASH_FAULTS = tuple(f"{step}=crash-agent" for step in STEPS)
 REPORTS_KEPT = 100
@@ -56,6 +61,10 @@ QUIET_S = 0.002          # the old NF received nothing for this long: nothing is
                          # remap returned after its markers crossed every PCIe link; only the last hop
                          # from the switch to the NF remains)
 DRAIN_TIMEOUT_S = 2.0
+HOLD_BOUND_S = 1.0       # the longest a packet may wait in the new NF's hold: past it, the migration rolls back
+HOLD_MIN_PACKETS = 4096  # the new NF's hold is twice what arrives in HOLD_BOUND_S at the measured rate,
+HOLD_MAX_PACKETS = 1 << 20  # within these bounds; past half of it, the migration rolls back too
+RATE_SAMPLE_S = 0.02     # how long the old NF's receive rate is measured before a migration
 
 
 class MigrationError(AgentError):
@@ -80,6 +89,8 @@ class MigrationReport:
     held_by_new: int = 0
     nf_losses: int = 0                 # packets the two NFs lost (not dropped by policy) in their lives
     retired_nf_losses: dict[str, int] = dataclasses.field(default_factory=dict)  # the old NF's, by place
+    hold_packets: int = 0              # the new NF's hold, sized from the old NF's measured rate
+    rollback_reason: str | None = None
     rolled_back: bool = False
     held_from: float | None = None     # wall-clock time the remap started (packets may reach the new NF)
     held_until: float | None = None    # ... and of the new NF's release
@@ -93,6 +104,24 @@ class MigrationReport:
 
     def to_json(self) -> dict:
         return {**dataclasses.asdict(self), "held_window_s": self.held_window_s}
+
+
+class HoldBoundExceeded(Conflict):
+    """The new NF has held packets too long, or its hold is half full: roll back before anything is lost."""
+
+
+def hold_packets(rate_pps: float) -> int:
+    """The new NF's hold for a migration of an NF receiving `rate_pps`: twice what arrives in HOLD_BOUND_S."""
+    return int(min(HOLD_MAX_PACKETS, max(HOLD_MIN_PACKETS, 2 * rate_pps * HOLD_BOUND_S)))
+
+
+def check_hold(held: int, capacity: int, waited_s: float) -> None:
+    """Raise HoldBoundExceeded when `held` packets (of `capacity`) that waited `waited_s` are past a bound."""
+    if held > capacity // 2:
+        raise HoldBoundExceeded(f"the new NF holds {held} packets, past half of its hold of {capacity}")
+    if waited_s > HOLD_BOUND_S:
+        raise HoldBoundExceeded(f"packets have waited {waited_s:.2f} s in the new NF's hold, past "
+                                f"{HOLD_BOUND_S:g} s")
 
 
 def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
@@ -177,6 +206,7 @@ class Migrator:
             self._steps(run, STEPS, self.faults)
         except (AgentError, NfControlError, OSError) as exc:
             run.report.rolled_back = True
+            run.report.rollback_reason = f"step '{run.step}': {exc}"
             self.reports.append(run.report)
             self._roll_back(self.inventory.get(server.id), run.old, run.new)
             raise MigrationError(f"migration of {server.name} to {target} failed at step "
@@ -202,11 +232,15 @@ class Migrator:
             started = time.perf_counter()
             self._step(run, step, fault)
             run.report.timings[step] = time.perf_counter() - started
+            if run.report.held_from is not None and step != "release" and step != "retire":
+                check_hold(run.new.stats()["buffered"], run.report.hold_packets,
+                           self.clock() - run.report.held_from)
 
     def _step(self, run: _Run, step: str, fault: str | None) -> None:
         old, new, report, journal = run.old, run.new, run.report, run.server.migration
         if step == "start":
-            run.new = self._start(run.server, run.flavor)
+            report.hold_packets = hold_packets(self._rate(old))
+            run.new = self._start(run.server, run.flavor, report.hold_packets)
             run.server = self.inventory.get(run.server.id)
             if fault == "kill-new-nf":
                 kill_and_wait(run.server.migration["new_pid"])
@@ -220,6 +254,8 @@ class Migrator:
         elif step == "quiesce":
             old.buffer_start()
         elif step == "state":
+            if fault == "slow-state":
+                time.sleep(HOLD_BOUND_S * 1.5)
             started = time.perf_counter()
             blob = old.state_get()
             got = time.perf_counter()
@@ -247,10 +283,17 @@ class Migrator:
         current = self.inventory.get(server.id).migration
         return self.inventory.update(server.id, migration={**current, **changes})
 
-    def _start(self, server: Server, flavor: Flavor) -> NfControl:
+    @staticmethod
+    def _rate(nf: NfControl) -> float:
+        """Packets per second `nf` receives, measured over RATE_SAMPLE_S."""
+        before, started = nf.stats()["rx"], time.perf_counter()
+        time.sleep(RATE_SAMPLE_S)
+        return (nf.stats()["rx"] - before) / (time.perf_counter() - started)
+
+    def _start(self, server: Server, flavor: Flavor, hold: int) -> NfControl:
         journal = server.migration
         instance = self.launcher.start_nf(journal["new_id"], flavor.binary, journal["target"],
-                                          journal["new_port"], server.config.get("nf_config"), buffering=True)
+                                          journal["new_port"], server.config.get("nf_config"), hold_packets=hold)
         self._journal(server, new_pid=instance.pid, new_pid_start=instance.pid_start,
                       new_control=instance.control, new_netns=instance.netns)
         return NfControl(instance.control)
