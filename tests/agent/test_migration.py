@@ -112,10 +112,6 @@ def test_an_agent_crash_during_a_migration_is_undone_or_finished_on_restart_losi
         stack.agent_config = {**stack.agent_config, "migration_faults": []}
         stack.start_agent()
     assert run.lost == 0 and run.result["duplicates"] == 0 and run.result["reordered"] == 0
-    report = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-1]
-    assert report["rolled_back"] and f"step '{fault.split('=')[0]}'" in report["rollback_reason"]
-    if fault == "state=slow-state":     # a hold past its bound (time or fill) is why
-        assert "the new NF's hold" in report["rollback_reason"] or "past half" in report["rollback_reason"]
     after = stack.api("GET", f"/v2.1/servers/{mon['id']}")["server"]
     assert after["status"] == "ACTIVE" and after["OS-EXT-SRV-ATTR:hypervisor_hostname"] == ends_on
     assert after["ports"] == mon["ports"]
