@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from uno_agent.migration import (HOLD_BOUND_S, HOLD_MAX_PACKETS, HOLD_MIN_PACKETS, HoldBoundExceeded, check_hold,
-                                 hold_packets)
+from uno_agent.migration import (
+    HOLD_BOUND_S,
+    HOLD_MAX_PACKETS,
+    HOLD_MIN_PACKETS,
+    HoldBoundExceeded,
+    check_hold,
+    hold_packets,
+)
 
 
 def test_the_hold_is_twice_what_arrives_within_the_bound_at_the_measured_rate():
