@@ -232,7 +232,7 @@ class Migrator:
             started = time.perf_counter()
             self._step(run, step, fault)
             run.report.timings[step] = time.perf_counter() - started
-            if run.report.held_from is not None and step != "release" and step != "retire":
+            if run.report.held_from is not None and step not in ("release", "retire"):
                 check_hold(run.new.stats()["buffered"], run.report.hold_packets,
                            self.clock() - run.report.held_from)
 
