@@ -19,14 +19,10 @@ DIFFERENCES = {
     ("port_desc", "ports"): "virtual ports only: no LOCAL and no PCIe link ports, numbered by OneSwitch",
     ("table_features", "tables"): "64 tables; each matches and sets the fields OneSwitch translates",
     ("table_features", "table0.properties"): "property lists are what the translation expresses (a subset of Open "
-                                             "vSwitch's fields and actions, no meter instruction)",
+                                             "vSwitch's fields and actions)",
     ("group_features", "actions"): "the action types OneSwitch translates: it adds the TTL copies, which Open "
                                    "vSwitch leaves out of groups",
     ("group_features", "max_groups"): "OneSwitch keeps the group ids from 0xffe00000 up for its own port groups",
-    ("meter_features", "max_meter"): "no meters: a rate holds across switches only for rules on one switch",
-    ("meter_features", "band_types"): "no meters",
-    ("meter_features", "capabilities"): "no meters",
-    ("meter_features", "max_bands"): "no meters",
 }
 
 

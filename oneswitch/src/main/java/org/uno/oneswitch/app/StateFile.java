@@ -20,6 +20,7 @@ import io.netty.buffer.Unpooled;
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFMeterModCommand;
 import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFGroup;
@@ -27,6 +28,7 @@ import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.uno.oneswitch.codec.InstructionCodec;
 import org.uno.oneswitch.codec.MatchCodec;
+import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.core.ChangeBatch;
 import org.uno.oneswitch.core.Counts;
@@ -34,11 +36,12 @@ import org.uno.oneswitch.core.RuleCounters;
 import org.uno.oneswitch.core.SavedState;
 import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 
 /**
  * The state file (schema {@code oneswitch-state/2}, see oneswitch/README.md): {@link StateRecords}
- * framing, a snapshot record (port map, flow-id tags, every virtual group and rule as the OpenFlow
+ * framing, a snapshot record (port map, flow-id tags, every virtual group, meter and rule as the OpenFlow
  * 1.3 message that adds it, in hex, with the rules' counters) followed by change records, one per
  * commit. Loading checks every record and every part of it ({@link StateReplay}) and goes through
  * the same decoding and validation as a controller's request. Encoding runs on the writer's threads.
@@ -93,6 +96,7 @@ public final class StateFile {
             writePorts(g, s.ports());
             writeTags(g, s.tags());
             writeGroups(g, "groups", s.groups());
+            writeMeters(g, s.meters());
             g.writeArrayFieldStart("rules");
             ByteBuf buf = Unpooled.buffer();
             for (VirtualRule r : s.rules()) {
@@ -131,6 +135,10 @@ public final class StateFile {
             writeIds(g, "deleted_rules", b.removedRules());
             writeGroups(g, "groups", b.groups());
             writeIds(g, "deleted_groups", b.removedGroups());
+            writeMeters(g, b.meters());
+            if (!b.removedMeters().isEmpty()) {
+                writeIds(g, "deleted_meters", b.removedMeters());
+            }
             if (b.portMap().isPresent()) {
                 writePorts(g, List.copyOf(b.portMap().get().mappings()));
             }
@@ -174,6 +182,19 @@ public final class StateFile {
         for (VirtualGroup v : groups) {
             g.writeString(hex(OF13.buildGroupAdd().setGroup(OFGroup.of((int) v.id())).setGroupType(v.type())
                     .setBuckets(PhysicalMessages.buckets(v.buckets(), OF13)).build(), buf));
+        }
+        g.writeEndArray();
+    }
+
+    /** The meters as the meter_mods that add them; left out when there are none (files before meters have none). */
+    private static void writeMeters(JsonGenerator g, List<VirtualMeter> meters) throws IOException {
+        if (meters.isEmpty()) {
+            return;
+        }
+        g.writeArrayFieldStart("meters");
+        ByteBuf buf = Unpooled.buffer();
+        for (VirtualMeter m : meters) {
+            g.writeString(hex(MeterModCodec.message(OF13, OFMeterModCommand.ADD, m).build(), buf));
         }
         g.writeEndArray();
     }

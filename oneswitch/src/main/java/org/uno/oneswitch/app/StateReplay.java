@@ -22,10 +22,13 @@ import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
 import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFMeterMod;
+import org.projectfloodlight.openflow.protocol.OFMeterModCommand;
 import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.codec.FlowModCodec;
 import org.uno.oneswitch.codec.GroupModCodec;
+import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.core.Counts;
 import org.uno.oneswitch.core.RuleCounters;
 import org.uno.oneswitch.core.SavedState;
@@ -37,6 +40,7 @@ import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 
 /**
@@ -54,7 +58,7 @@ final class StateReplay {
             "port_map", "tags", "groups", "rules");
     private static final Set<String> CHANGES = Set.of("kind", "seq", "next_rule_id", "next_cookie", "rules",
             "deleted_rules", "groups", "deleted_groups");
-    private static final Set<String> CHANGES_OPTIONAL = Set.of("port_map", "tags");
+    private static final Set<String> CHANGES_OPTIONAL = Set.of("port_map", "tags", "meters", "deleted_meters");
     private static final Set<String> PORT = Set.of("virtual_port", "switch", "ofport", "port", "name");
     private static final Set<String> RULE = Set.of("id", "installed_ms", "flow_mod");
     private static final long MAX_U32 = 0xffffffffL;
@@ -71,6 +75,7 @@ final class StateReplay {
     private final Map<Long, Long> installed = new HashMap<>();
     private final Map<Long, RuleCounters> counters = new HashMap<>();
     private final Map<Long, VirtualGroup> groups = new TreeMap<>();
+    private final Map<Long, VirtualMeter> meters = new TreeMap<>();
     private List<PortMapping> ports = List.of();
     private Map<Integer, List<Integer>> tags = Map.of();
     private long seq;
@@ -108,7 +113,7 @@ final class StateReplay {
     }
 
     private void snapshot(JsonNode root) throws Invalid {
-        fields(root, "the snapshot", SNAPSHOT, Set.of());
+        fields(root, "the snapshot", SNAPSHOT, Set.of("meters"));
         if (!root.get("schema").isTextual() || !StateFile.SCHEMA.equals(root.get("schema").asText())) {
             throw new Invalid("schema must be " + StateFile.SCHEMA + ", not " + root.get("schema"));
         }
@@ -121,6 +126,12 @@ final class StateReplay {
             VirtualGroup v = group(g);
             if (groups.put(v.id(), v) != null) {
                 throw new Invalid("group " + v.id() + " is there twice");
+            }
+        }
+        for (JsonNode m : optionalArray(root, "meters")) {
+            VirtualMeter v = meter(m);
+            if (meters.put(v.id(), v) != null) {
+                throw new Invalid("meter " + v.id() + " is there twice");
             }
         }
         for (JsonNode n : array(root, "rules")) {
@@ -163,6 +174,16 @@ final class StateReplay {
             VirtualGroup v = group(g);
             groups.put(v.id(), v);
         }
+        for (JsonNode id : optionalArray(root, "deleted_meters")) {
+            long m = id(id, "deleted_meters");
+            if (meters.remove(m) == null) {
+                throw new Invalid("deletes meter " + m + ", which does not exist");
+            }
+        }
+        for (JsonNode m : optionalArray(root, "meters")) {
+            VirtualMeter v = meter(m);
+            meters.put(v.id(), v);
+        }
         for (JsonNode r : array(root, "rules")) {
             fields(r, "a rule", RULE, Set.of());
             put(rule(r), r);
@@ -192,7 +213,7 @@ final class StateReplay {
             throw new Invalid("port_map: " + e.getMessage());
         }
         return new SavedState(new ArrayList<>(rules.values()), installed, nextRuleId, new ArrayList<>(groups.values()),
-                ports, tags, nextCookie, counters);
+                new ArrayList<>(meters.values()), ports, tags, nextCookie, counters);
     }
 
     private void nextNumbers(JsonNode root) throws Invalid {
@@ -238,6 +259,21 @@ final class StateReplay {
             return req.group();
         } catch (OpenFlowException e) {
             throw new Invalid("a group is refused: " + e.describe());
+        }
+    }
+
+    private static VirtualMeter meter(JsonNode n) throws Invalid {
+        if (!n.isTextual()) {
+            throw new Invalid("a meter must be a hex string, not " + n.getNodeType());
+        }
+        OFMessage m = message(n.asText(), "a meter");
+        if (!(m instanceof OFMeterMod mm) || mm.getCommand() != OFMeterModCommand.ADD) {
+            throw new Invalid("a meter is a " + m.getType() + ", not a METER_MOD ADD");
+        }
+        try {
+            return MeterModCodec.decode(mm).meter();
+        } catch (OpenFlowException e) {
+            throw new Invalid("a meter is refused: " + e.describe());
         }
     }
 
@@ -358,6 +394,11 @@ final class StateReplay {
             throw new Invalid("'" + key + "' must be a list, not " + a.getNodeType().toString().toLowerCase());
         }
         return a;
+    }
+
+    /** A list a record may leave out when it is empty (meters, which older files never have). */
+    private static JsonNode optionalArray(JsonNode n, String key) throws Invalid {
+        return n.has(key) ? array(n, key) : JSON.createArrayNode();
     }
 
     private static long integer(JsonNode n, String key, long min, long max) throws Invalid {

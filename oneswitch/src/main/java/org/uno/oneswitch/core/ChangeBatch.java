@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 
 /**
@@ -19,6 +20,8 @@ import org.uno.oneswitch.model.VirtualRule;
  * @param removedRules  ids of rules removed
  * @param groups        groups added or changed
  * @param removedGroups ids of groups removed
+ * @param meters        meters added or changed
+ * @param removedMeters ids of meters removed
  * @param portMap       the port map, when it changed
  * @param tags          the flow-id tag allocations, when they changed
  * @param nextRuleId    the next rule id
@@ -27,13 +30,16 @@ import org.uno.oneswitch.model.VirtualRule;
  * @param wallMillis    the wall clock at the same moment
  */
 public record ChangeBatch(long seq, List<VirtualRule> rules, List<Long> removedRules, List<VirtualGroup> groups,
-                          List<Long> removedGroups, Optional<PortMap> portMap, Optional<Map<Integer, List<Integer>>> tags,
+                          List<Long> removedGroups, List<VirtualMeter> meters, List<Long> removedMeters,
+                          Optional<PortMap> portMap, Optional<Map<Integer, List<Integer>>> tags,
                           long nextRuleId, long nextCookie, long nanos, long wallMillis) {
     public ChangeBatch {
         rules = List.copyOf(rules);
         removedRules = List.copyOf(removedRules);
         groups = List.copyOf(groups);
         removedGroups = List.copyOf(removedGroups);
+        meters = List.copyOf(meters);
+        removedMeters = List.copyOf(removedMeters);
     }
 
     /** When {@code r} was installed, in wall-clock milliseconds. */

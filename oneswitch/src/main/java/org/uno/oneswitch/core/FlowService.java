@@ -3,18 +3,23 @@ package org.uno.oneswitch.core;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
+import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
 import org.projectfloodlight.openflow.protocol.OFFlowRemovedReason;
+import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
@@ -23,6 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.MatchCodec;
 import org.uno.oneswitch.error.BadActionException;
+import org.uno.oneswitch.error.BadInstructionException;
+import org.uno.oneswitch.error.MeterModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Action;
@@ -31,9 +38,11 @@ import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.FlowModRequest;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.store.VirtualFlowTable;
-import org.uno.oneswitch.store.VirtualGroupTable;
+import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.translate.InstalledEntry;
 import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.Translation;
@@ -50,7 +59,8 @@ import org.uno.oneswitch.translate.Translation;
 public final class FlowService {
     private static final Logger LOG = LoggerFactory.getLogger(FlowService.class);
     private final VirtualFlowTable table;
-    private final VirtualGroupTable groups;
+    private final IdTable<VirtualGroup> groups;
+    private final IdTable<VirtualMeter> meters;
     private final PlanService planner;
     private final Supplier<PortMap> ports;
     private final PhysicalNetwork net;
@@ -64,11 +74,12 @@ public final class FlowService {
     private long flowModNanos;
     private boolean idlePollPending;
 
-    public FlowService(VirtualFlowTable table, VirtualGroupTable groups, PlanService planner, Supplier<PortMap> ports,
-                       PhysicalNetwork net, ControllerNotifier notifier, LongSupplier clock, Runnable changed,
-                       Refusals refusals) {
+    public FlowService(VirtualFlowTable table, IdTable<VirtualGroup> groups, IdTable<VirtualMeter> meters,
+                       PlanService planner, Supplier<PortMap> ports, PhysicalNetwork net, ControllerNotifier notifier,
+                       LongSupplier clock, Runnable changed, Refusals refusals) {
         this.table = table;
         this.groups = groups;
+        this.meters = meters;
         this.planner = planner;
         this.ports = ports;
         this.net = net;
@@ -109,11 +120,13 @@ public final class FlowService {
         Map<Owner, Translation> translations = new LinkedHashMap<>();
         for (VirtualRule r : change.upserts()) {
             checkGroups(r);
+            checkMeterExists(r);
             translations.put(Owner.rule(r.id()), planner.translate(r, ports.get()));
         }
         for (VirtualRule r : change.removals()) {
             translations.put(Owner.rule(r.id()), Translation.EMPTY);
         }
+        checkMeterUse(change, translations);
         checkActionSets(change);
         CompletableFuture<Map<Long, Counts>> finalCounts = change.removals().isEmpty() ? null
                 : countersOf(notifiable(change.removals()));
@@ -175,8 +188,25 @@ public final class FlowService {
 
     /** Removes every rule that applies group {@code groupId} (the group is being deleted). */
     void removeUsersOf(long groupId) {
-        List<VirtualRule> users = table.select(new FlowFilter(FlowFilter.ALL_TABLES, FlowMatch.ANY, false, 0, U64.ZERO,
-                U64.ZERO, OFPort.ANY, OFGroup.of((int) groupId)));
+        removeAll(table.select(new FlowFilter(FlowFilter.ALL_TABLES, FlowMatch.ANY, false, 0, U64.ZERO, U64.ZERO,
+                OFPort.ANY, OFGroup.of((int) groupId))), OFFlowRemovedReason.GROUP_DELETE);
+    }
+
+    /**
+     * Removes every rule that applies meter {@code meterId} (the meter is being deleted); OpenFlow 1.3
+     * has no removal reason for it, so controllers hear DELETE.
+     */
+    void removeUsersOfMeter(long meterId) {
+        removeAll(table.all().stream().filter(r -> MeterUse.meterOf(r).orElse(-1) == meterId).toList(),
+                OFFlowRemovedReason.DELETE);
+    }
+
+    /** How many rules apply meter {@code meterId}. */
+    long usersOfMeter(long meterId) {
+        return table.all().stream().filter(r -> MeterUse.meterOf(r).orElse(-1) == meterId).count();
+    }
+
+    private void removeAll(List<VirtualRule> users, OFFlowRemovedReason reason) {
         if (users.isEmpty()) {
             return;
         }
@@ -189,7 +219,7 @@ public final class FlowService {
             throw new IllegalStateException("removing rules cannot conflict", e);
         }
         users.forEach(r -> forget(r.id()));
-        notifyRemoved(users, OFFlowRemovedReason.GROUP_DELETE, finalCounts);
+        notifyRemoved(users, reason, finalCounts);
     }
 
     /** Expires rules whose hard timeout passed, and (one poll at a time) idle ones. */
@@ -347,6 +377,59 @@ public final class FlowService {
                 }
             }
         }
+    }
+
+    /** Refuses a rule applying a meter that does not exist (UNKNOWN_METER, as Open vSwitch answers). */
+    private void checkMeterExists(VirtualRule r) throws MeterModFailedException {
+        OptionalLong m = MeterUse.meterOf(r);
+        if (m.isPresent() && meters.get(m.getAsLong()).isEmpty()) {
+            throw new MeterModFailedException(OFMeterModFailedCode.UNKNOWN_METER, "meter " + m.getAsLong()
+                    + " does not exist");
+        }
+    }
+
+    /**
+     * Refuses a change after which a meter would be applied on two switches: by one rule whose
+     * packets enter at both, or by rules on different switches (see {@link MeterUse}). Each copy would
+     * let the whole rate through, so the virtual switch's meter would not hold.
+     */
+    private void checkMeterUse(TableChange change, Map<Owner, Translation> translations)
+            throws BadInstructionException {
+        Map<Long, String> at = new HashMap<>();
+        Set<Long> changing = new HashSet<>();
+        change.removals().forEach(r -> changing.add(r.id()));
+        for (VirtualRule r : change.upserts()) {
+            changing.add(r.id());
+            OptionalLong m = MeterUse.meterOf(r);
+            if (m.isPresent()) {
+                for (String s : MeterUse.switchesOf(translations.get(Owner.rule(r.id())))) {
+                    String other = at.putIfAbsent(m.getAsLong(), s);
+                    if (other != null && !other.equals(s)) {
+                        throw meterSplit(m.getAsLong(), other, s);
+                    }
+                }
+            }
+        }
+        if (at.isEmpty()) {
+            return;
+        }
+        for (VirtualRule u : table.all()) {
+            OptionalLong m = MeterUse.meterOf(u);
+            if (m.isEmpty() || changing.contains(u.id()) || !at.containsKey(m.getAsLong())) {
+                continue;
+            }
+            for (String s : MeterUse.switchesOf(planner.plan().translationOf(Owner.rule(u.id())))) {
+                if (!s.equals(at.get(m.getAsLong()))) {
+                    throw meterSplit(m.getAsLong(), s, at.get(m.getAsLong()));
+                }
+            }
+        }
+    }
+
+    private static BadInstructionException meterSplit(long meter, String one, String other) {
+        return new BadInstructionException(OFBadInstructionCode.UNSUP_INST, "meter " + meter + " would apply on both "
+                + one + " and " + other + ", each letting its whole rate through: the rules applying a meter must "
+                + "match an in_port, all on one switch");
     }
 
     private void remove(VirtualRule rule, OFFlowRemovedReason reason) {

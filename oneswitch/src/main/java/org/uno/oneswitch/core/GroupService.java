@@ -20,7 +20,7 @@ import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
-import org.uno.oneswitch.store.VirtualGroupTable;
+import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.Translation;
 
@@ -32,14 +32,14 @@ import org.uno.oneswitch.translate.Translation;
  */
 public final class GroupService {
     private static final Logger LOG = LoggerFactory.getLogger(GroupService.class);
-    private final VirtualGroupTable table;
+    private final IdTable<VirtualGroup> table;
     private final PlanService planner;
     private final FlowService flows;
     private final Supplier<PortMap> ports;
     private final Runnable changed;
     private final Refusals refusals;
 
-    public GroupService(VirtualGroupTable table, PlanService planner, FlowService flows, Supplier<PortMap> ports,
+    public GroupService(IdTable<VirtualGroup> table, PlanService planner, FlowService flows, Supplier<PortMap> ports,
                         Runnable changed, Refusals refusals) {
         this.table = table;
         this.planner = planner;

@@ -1,21 +1,14 @@
 package org.uno.oneswitch.core;
 
-import java.util.List;
-
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
-import org.uno.oneswitch.translate.InstalledEntry;
-import org.uno.oneswitch.translate.PhysicalGroup;
 
 /**
  * What the southbound controller reports about the physical switches. Implemented by
  * {@link VirtualSwitch}; all calls happen on OneSwitch's event loop.
  */
 public interface PhysicalEvents {
-    /**
-     * {@code switchId} finished its handshake; {@code entries} and {@code groups} are its flow and
-     * group tables as it reported them.
-     */
-    void switchConnected(String switchId, List<InstalledEntry> entries, List<PhysicalGroup> groups);
+    /** {@code switchId} finished its handshake; {@code tables} is what it reported of its tables. */
+    void switchConnected(String switchId, SwitchTables tables);
 
     /** {@code switchId}'s connection closed. */
     void switchDisconnected(String switchId);

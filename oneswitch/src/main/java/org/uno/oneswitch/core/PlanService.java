@@ -23,7 +23,7 @@ import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.store.VirtualFlowTable;
-import org.uno.oneswitch.store.VirtualGroupTable;
+import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.translate.InstalledEntry;
 import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.PhysicalChange;
@@ -54,7 +54,7 @@ public final class PlanService {
     private final PhysicalPlan plan;
     private final Translator translator;
     private final VirtualFlowTable rules;
-    private final VirtualGroupTable groups;
+    private final IdTable<VirtualGroup> groups;
     private final PhysicalNetwork net;
     private final CounterFetcher counters;
     /** Cookies of counting entries of rules that live on, whose counters must be carried when deleted. */
@@ -63,7 +63,7 @@ public final class PlanService {
     /** Rule -> switch -> saved counts of its counting entries there, until that switch is reconciled. */
     private final Map<Long, Map<String, Counts>> restored = new HashMap<>();
 
-    public PlanService(PhysicalPlan plan, Translator translator, VirtualFlowTable rules, VirtualGroupTable groups,
+    public PlanService(PhysicalPlan plan, Translator translator, VirtualFlowTable rules, IdTable<VirtualGroup> groups,
                        PhysicalNetwork net) {
         this.plan = plan;
         this.translator = translator;

@@ -16,11 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.store.ChangeListener;
+import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.store.PortMapStore;
 import org.uno.oneswitch.store.VirtualFlowTable;
-import org.uno.oneswitch.store.VirtualGroupTable;
 import org.uno.oneswitch.translate.TagSpace;
 
 /**
@@ -70,10 +71,11 @@ public final class StateLog implements ChangeListener {
     }
 
     /**
-     * Values changes replaced, by key: what undoes them. A null rule or group was absent; a null
-     * port map was not changed.
+     * Values changes replaced, by key: what undoes them. A null rule, group or meter was absent; a
+     * null port map was not changed.
      */
-    record Undo(Map<Long, VirtualRule> rules, Map<Long, VirtualGroup> groups, PortMap ports) {
+    record Undo(Map<Long, VirtualRule> rules, Map<Long, VirtualGroup> groups, Map<Long, VirtualMeter> meters,
+                PortMap ports) {
     }
 
     /** How the state file is doing, for the health report. */
@@ -86,13 +88,14 @@ public final class StateLog implements ChangeListener {
         long seq;
         final Map<Long, VirtualRule> rules = new LinkedHashMap<>();
         final Map<Long, VirtualGroup> groups = new LinkedHashMap<>();
+        final Map<Long, VirtualMeter> meters = new LinkedHashMap<>();
         PortMap ports;
         boolean portsChanged;
         final List<Consumer<String>> onLost = new ArrayList<>();
         CompletableFuture<Void> done;
 
         boolean isEmpty() {
-            return rules.isEmpty() && groups.isEmpty() && !portsChanged;
+            return rules.isEmpty() && groups.isEmpty() && meters.isEmpty() && !portsChanged;
         }
 
         CompletableFuture<Void> done() {
@@ -104,7 +107,8 @@ public final class StateLog implements ChangeListener {
     }
 
     private final VirtualFlowTable ruleTable;
-    private final VirtualGroupTable groupTable;
+    private final IdTable<VirtualGroup> groupTable;
+    private final IdTable<VirtualMeter> meterTable;
     private final PortMapStore portMap;
     private final TagSpace tags;
     private final LongSupplier nextCookie;
@@ -133,10 +137,12 @@ public final class StateLog implements ChangeListener {
     private long undone;
     private long snapshots;
 
-    StateLog(VirtualFlowTable ruleTable, VirtualGroupTable groupTable, PortMapStore portMap, TagSpace tags,
-             LongSupplier nextCookie, LongSupplier clock, Timers timers, Gate gate, Host host) {
+    StateLog(VirtualFlowTable ruleTable, IdTable<VirtualGroup> groupTable, IdTable<VirtualMeter> meterTable,
+             PortMapStore portMap, TagSpace tags, LongSupplier nextCookie, LongSupplier clock, Timers timers, Gate gate,
+             Host host) {
         this.ruleTable = ruleTable;
         this.groupTable = groupTable;
+        this.meterTable = meterTable;
         this.portMap = portMap;
         this.tags = tags;
         this.nextCookie = nextCookie;
@@ -154,6 +160,7 @@ public final class StateLog implements ChangeListener {
         sink = to;
         ruleTable.setListener(this);
         groupTable.setListener(this);
+        meterTable.setListener(this);
         portMap.setListener(this);
         timers.schedule(SNAPSHOT_INTERVAL_MS, this::periodicSnapshot);
         return snapshot(true);
@@ -231,19 +238,24 @@ public final class StateLog implements ChangeListener {
 
     @Override
     public void ruleChanged(long id, VirtualRule before) {
-        if (recording) {
-            if (!open.rules.containsKey(id)) {
-                open.rules.put(id, before);
-            }
-            recorded();
-        }
+        record(open.rules, id, before);
     }
 
     @Override
     public void groupChanged(long id, VirtualGroup before) {
+        record(open.groups, id, before);
+    }
+
+    @Override
+    public void meterChanged(long id, VirtualMeter before) {
+        record(open.meters, id, before);
+    }
+
+    /** Keeps the first value {@code id} had in the open batch (what undoes all of its changes). */
+    private <V> void record(Map<Long, V> replaced, long id, V before) {
         if (recording) {
-            if (!open.groups.containsKey(id)) {
-                open.groups.put(id, before);
+            if (!replaced.containsKey(id)) {
+                replaced.put(id, before);
             }
             recorded();
         }
@@ -309,32 +321,46 @@ public final class StateLog implements ChangeListener {
     private ChangeBatch describe(Batch b) {
         List<VirtualRule> upserts = new ArrayList<>();
         List<Long> removed = new ArrayList<>();
-        b.rules.forEach((id, before) -> {
-            Optional<VirtualRule> now = ruleTable.byId(id);
-            if (now.isPresent()) {
-                upserts.add(now.get());
-            } else if (before != null) {
-                removed.add(id);
-            }
-        });
+        split(b.rules, ruleTable::byId, upserts, removed);
         List<VirtualGroup> groupUpserts = new ArrayList<>();
         List<Long> groupsRemoved = new ArrayList<>();
-        b.groups.forEach((id, before) -> {
-            Optional<VirtualGroup> now = groupTable.get(id);
-            if (now.isPresent()) {
-                groupUpserts.add(now.get());
-            } else if (before != null) {
-                groupsRemoved.add(id);
-            }
-        });
+        split(b.groups, groupTable::get, groupUpserts, groupsRemoved);
+        List<VirtualMeter> meterUpserts = new ArrayList<>();
+        List<Long> metersRemoved = new ArrayList<>();
+        split(b.meters, meterTable::get, meterUpserts, metersRemoved);
         Optional<Map<Integer, List<Integer>>> tagsNow = Optional.empty();
         if (tags.version() != tagsWritten) {
             tagsWritten = tags.version();
             tagsNow = Optional.of(tags.allocations());
         }
-        return new ChangeBatch(b.seq, upserts, removed, groupUpserts, groupsRemoved,
+        return new ChangeBatch(b.seq, upserts, removed, groupUpserts, groupsRemoved, meterUpserts, metersRemoved,
                 b.portsChanged ? Optional.of(portMap.current()) : Optional.empty(), tagsNow, ruleTable.nextId(),
                 nextCookie.getAsLong(), clock.getAsLong(), System.currentTimeMillis());
+    }
+
+    /**
+     * Adds to {@code into} the keys of {@code from} it does not have yet (batches come oldest first, so
+     * each key keeps its oldest value; a null one, "absent", too: not putIfAbsent).
+     */
+    private static <V> void keepFirst(Map<Long, V> from, Map<Long, V> into) {
+        from.forEach((id, before) -> {
+            if (!into.containsKey(id)) {
+                into.put(id, before);
+            }
+        });
+    }
+
+    /** Sorts the keys a batch changed into the values they have now and those removed (absent before too: nothing). */
+    private static <V> void split(Map<Long, V> changed, Function<Long, Optional<V>> now, List<V> upserts,
+                                  List<Long> removed) {
+        changed.forEach((id, before) -> {
+            Optional<V> v = now.apply(id);
+            if (v.isPresent()) {
+                upserts.add(v.get());
+            } else if (before != null) {
+                removed.add(id);
+            }
+        });
     }
 
     private void committed(Batch b) {
@@ -387,30 +413,24 @@ public final class StateLog implements ChangeListener {
         }
         Map<Long, VirtualRule> rules = new LinkedHashMap<>();
         Map<Long, VirtualGroup> groups = new LinkedHashMap<>();
+        Map<Long, VirtualMeter> meters = new LinkedHashMap<>();
         PortMap ports = null;
         for (Batch b : lost) {
-            b.rules.forEach((id, before) -> {
-                if (!rules.containsKey(id)) {
-                    rules.put(id, before);
-                }
-            });
-            b.groups.forEach((id, before) -> {
-                if (!groups.containsKey(id)) {
-                    groups.put(id, before);
-                }
-            });
+            keepFirst(b.rules, rules);
+            keepFirst(b.groups, groups);
+            keepFirst(b.meters, meters);
             if (ports == null && b.portsChanged) {
                 ports = b.ports;
             }
         }
         recording = false;
         try {
-            host.revert(new Undo(rules, groups, ports));
+            host.revert(new Undo(rules, groups, meters, ports));
         } finally {
             recording = true;
         }
-        LOG.warn("state file: undid {} rule, {} group and {} port map changes that were not on disk",
-                rules.size(), groups.size(), ports == null ? 0 : 1);
+        LOG.warn("state file: undid {} rule, {} group, {} meter and {} port map changes that were not on disk",
+                rules.size(), groups.size(), meters.size(), ports == null ? 0 : 1);
         IllegalStateException why = new IllegalStateException("the state file cannot be written (" + degraded + ")");
         for (Batch b : lost) {
             undone += b.onLost.size();

@@ -16,10 +16,11 @@ import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.store.PortMapStore;
 import org.uno.oneswitch.store.VirtualFlowTable;
-import org.uno.oneswitch.store.VirtualGroupTable;
+import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.translate.Infrastructure;
 import org.uno.oneswitch.translate.InstalledEntry;
 import org.uno.oneswitch.translate.Owner;
@@ -43,12 +44,14 @@ public final class VirtualSwitch implements PhysicalEvents {
     private final int tables;
     private final Topology topology;
     private final VirtualFlowTable table = new VirtualFlowTable();
-    private final VirtualGroupTable groupTable = new VirtualGroupTable();
+    private final IdTable<VirtualGroup> groupTable = IdTable.groups();
+    private final IdTable<VirtualMeter> meterTable = IdTable.meters();
     private final PortMapStore portMap = new PortMapStore();
     private final PhysicalPlan plan;
     private final PlanService planner;
     private final FlowService flows;
     private final GroupService groups;
+    private final MeterService meters;
     private final PortService ports;
     private final StatsService stats;
     private final PacketService packets;
@@ -73,9 +76,10 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.plan = new PhysicalPlan(new TagSpace());
         this.planner = new PlanService(plan, new Translator(topology), table, groupTable, net);
         Runnable changed = this::changed;
-        this.flows = new FlowService(table, groupTable, planner, portMap::current, net, notifier, clock, changed,
-                refusals);
+        this.flows = new FlowService(table, groupTable, meterTable, planner, portMap::current, net, notifier, clock,
+                changed, refusals);
         this.groups = new GroupService(groupTable, planner, flows, portMap::current, changed, refusals);
+        this.meters = new MeterService(meterTable, flows, net, topology, changed, refusals);
         this.ports = new PortService(topology, portMap, net, notifier, planner, changed);
         try {
             planner.apply(Map.of(Owner.INFRASTRUCTURE, Infrastructure.of(topology, portMap.current())), false,
@@ -88,7 +92,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.packets = new PacketService(net, notifier, flows, ports::current, topology, drains);
         this.remaps = new RemapService(ports, planner, net, drains, timers, gate, clock, remapGraceMillis);
         this.explain = new ExplainService(planner, flows, groups);
-        this.state = new StateLog(table, groupTable, portMap, plan.tags(), plan::nextCookie, clock, timers, gate,
+        this.state = new StateLog(table, groupTable, meterTable, portMap, plan.tags(), plan::nextCookie, clock, timers, gate,
                 new StateLog.Host() {
                     @Override
                     public SavedState save() {
@@ -126,6 +130,10 @@ public final class VirtualSwitch implements PhysicalEvents {
 
     public GroupService groups() {
         return groups;
+    }
+
+    public MeterService meters() {
+        return meters;
     }
 
     public PlanService planner() {
@@ -194,7 +202,7 @@ public final class VirtualSwitch implements PhysicalEvents {
     public SavedState save(long nowNanos, long wallMillis) {
         Map<Long, Long> installed = new HashMap<>();
         table.all().forEach(r -> installed.put(r.id(), wallMillis - Math.max(0, nowNanos - r.installedNanos()) / 1_000_000));
-        return new SavedState(List.copyOf(table.all()), installed, table.nextId(), groups.all(),
+        return new SavedState(List.copyOf(table.all()), installed, table.nextId(), groups.all(), meters.all(),
                 List.copyOf(portMap.current().mappings()), plan.tags().allocations(), plan.nextCookie(), Map.of());
     }
 
@@ -222,6 +230,7 @@ public final class VirtualSwitch implements PhysicalEvents {
      * rules, then the port map, and sends what that changes in the plan to the switches.
      */
     private void revert(StateLog.Undo undo) {
+        undo.meters().forEach(meters::revert);
         undo.groups().forEach(groups::revert);
         undo.rules().forEach((id, r) -> {
             if (r == null) {
@@ -266,6 +275,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         ports.restore(PortMap.of(saved.ports()));
         plan.tags().restore(saved.tags());
         plan.continueCookiesFrom(saved.nextCookie());
+        saved.meters().forEach(meters::restore);
         saved.groups().forEach(groups::restore);
         for (VirtualRule r : saved.rules()) {
             long age = Math.max(0, wallMillis - saved.installedMillis().getOrDefault(r.id(), wallMillis)) * 1_000_000;
@@ -274,15 +284,17 @@ public final class VirtualSwitch implements PhysicalEvents {
         }
         table.continueIdsFrom(saved.nextRuleId());
         planner.apply(planner.translateAll(portMap.current()), false, PlanService::logError);
-        LOG.info("restored {} virtual rules, {} groups, {} virtual ports, {} flow-id tags", saved.rules().size(),
-                saved.groups().size(), saved.ports().size(), saved.tags().size());
+        LOG.info("restored {} virtual rules, {} groups, {} meters, {} virtual ports, {} flow-id tags",
+                saved.rules().size(), saved.groups().size(), saved.meters().size(), saved.ports().size(),
+                saved.tags().size());
     }
 
     @Override
-    public void switchConnected(String switchId, List<InstalledEntry> entries, List<PhysicalGroup> groupEntries) {
+    public void switchConnected(String switchId, SwitchTables reported) {
         LOG.info("physical switch {} connected", switchId);
+        meters.reconcile(switchId, reported);  // first: the entries sent from here on may apply them
         ports.physicalPortsChanged(switchId);
-        planner.reconcile(switchId, entries, groupEntries);
+        planner.reconcile(switchId, reported.entries(), reported.groups());
     }
 
     @Override

@@ -11,6 +11,8 @@ import org.projectfloodlight.openflow.protocol.OFFlowStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFGroupCapabilities;
 import org.projectfloodlight.openflow.protocol.OFGroupDescStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFGroupStatsRequest;
+import org.projectfloodlight.openflow.protocol.OFMeterConfigStatsRequest;
+import org.projectfloodlight.openflow.protocol.OFMeterStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFPortStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFStatsReply;
 import org.projectfloodlight.openflow.protocol.OFStatsRequest;
@@ -87,13 +89,15 @@ final class MultipartHandler {
                     .setMaxGroupsFf(MAX_GROUPS).setActionsAll(TableFeatures.actionBitmap(f))
                     .setActionsSelect(TableFeatures.actionBitmap(f)).setActionsIndirect(TableFeatures.actionBitmap(f))
                     .setActionsFf(TableFeatures.actionBitmap(f)).build());
-            // No meters and no queues (see METER_MOD in RequestHandler): the lists are empty, as Open vSwitch's are
-            // on a bridge without any; the features say there is room for none.
-            case METER -> c.send(f.buildMeterStatsReply().setXid(xid).setEntries(List.of()).build());
-            case METER_CONFIG -> c.send(f.buildMeterConfigStatsReply().setXid(xid).setEntries(List.of()).build());
-            case METER_FEATURES -> c.send(f.buildMeterFeaturesStatsReply().setXid(xid).setFeatures(
-                    f.buildMeterFeatures().setMaxMeter(0).setBandTypes(0).setCapabilities(0).setMaxBands((short) 0)
-                            .setMaxColor((short) 0).build()).build());
+            case METER -> later(c, req, vs.meters().stats(((OFMeterStatsRequest) req).getMeterId()), entries ->
+                    Multiparts.replies(entries, (chunk, flags) -> f.buildMeterStatsReply().setXid(xid).setFlags(flags)
+                            .setEntries(chunk).build()));
+            case METER_CONFIG -> c.sendAll(Multiparts.replies(vs.meters().configs(
+                    ((OFMeterConfigStatsRequest) req).getMeterId()), (chunk, flags) -> f.buildMeterConfigStatsReply()
+                    .setXid(xid).setFlags(flags).setEntries(chunk).build()));
+            case METER_FEATURES -> c.send(f.buildMeterFeaturesStatsReply().setXid(xid)
+                    .setFeatures(vs.meters().features()).build());
+            // No queues: the list is empty, as Open vSwitch's is on a bridge without any.
             case QUEUE -> c.send(f.buildQueueStatsReply().setXid(xid).setEntries(List.of()).build());
             case PORT_DESC -> c.sendAll(Multiparts.replies(vs.ports().descriptions(), (chunk, flags) ->
                     f.buildPortDescStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
@@ -102,7 +106,7 @@ final class MultipartHandler {
                     throw new TableFeaturesFailedException(OFTableFeaturesFailedCode.EPERM,
                             "the virtual switch's tables cannot be reconfigured");
                 }
-                c.sendAll(Multiparts.replies(TableFeatures.of(f, vs.tables()), (chunk, flags) ->
+                c.sendAll(Multiparts.replies(TableFeatures.of(f, vs.tables(), vs.meters().features().getMaxMeter() > 0), (chunk, flags) ->
                         f.buildTableFeaturesStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             }
             default -> throw new BadRequestException(OFBadRequestCode.BAD_STAT, "multipart type "

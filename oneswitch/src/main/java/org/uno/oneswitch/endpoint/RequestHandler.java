@@ -18,7 +18,6 @@ import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFMeterMod;
-import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
 import org.projectfloodlight.openflow.protocol.OFPortMod;
@@ -32,18 +31,19 @@ import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.FlowModCodec;
 import org.uno.oneswitch.codec.GroupModCodec;
 import org.uno.oneswitch.codec.InstructionCodec;
+import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.core.Gate;
 import org.uno.oneswitch.core.PhysicalNetwork;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.error.FlowModFailedException;
 import org.uno.oneswitch.error.GroupModFailedException;
-import org.uno.oneswitch.error.MeterModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.PhysicalErrors;
 import org.uno.oneswitch.error.PortModFailedException;
 import org.uno.oneswitch.model.FlowModRequest;
 import org.uno.oneswitch.model.GroupModRequest;
+import org.uno.oneswitch.model.MeterModRequest;
 import org.uno.oneswitch.model.PortMapping;
 
 /**
@@ -127,7 +127,9 @@ final class RequestHandler {
                     "experimenter messages are not supported");
             case METER_MOD -> {
                 requireWritable(c);
-                refuseMeter((OFMeterMod) m);
+                MeterModRequest req = MeterModCodec.decode((OFMeterMod) m);
+                durably(c, m, () -> vs.meters().meterMod(req, forwardErrors(c, m)),
+                        r -> new BadRequestException(OFBadRequestCode.EPERM, r));
             }
             default -> throw new BadRequestException(OFBadRequestCode.BAD_TYPE, "message type " + m.getType()
                     + " is not supported");
@@ -180,21 +182,6 @@ final class RequestHandler {
         long mark = vs.state().mark();
         change.apply();
         vs.state().onLost(mark, reason -> c.refuse(refusal.apply(reason), m));
-    }
-
-    /**
-     * OneSwitch has no meters (METER_FEATURES says so): adding one is refused as Open vSwitch refuses a meter
-     * past its maximum, modifying one as an unknown meter; deleting one that does not exist is no error.
-     */
-    private static void refuseMeter(OFMeterMod m) throws MeterModFailedException {
-        switch (m.getCommand()) {
-            case ADD -> throw new MeterModFailedException(OFMeterModFailedCode.OUT_OF_METERS,
-                    "the virtual switch has no meters (a meter's rate would hold only for rules on one switch)");
-            case MODIFY -> throw new MeterModFailedException(OFMeterModFailedCode.UNKNOWN_METER,
-                    "meter " + m.getMeterId() + " does not exist");
-            default -> {
-            }
-        }
     }
 
     private static void requireWritable(ControllerConnection c) throws BadRequestException {

@@ -19,7 +19,7 @@ import org.uno.oneswitch.codec.MatchCodec;
 /**
  * The TABLE_FEATURES the virtual switch announces: tables 0..n-1, each matching every field
  * OneSwitch accepts, with goto to any later table, and the actions and instructions it translates
- * (no meters). A table-miss rule is translated like any other, so each {@code *_MISS} property is
+ * (the meter instruction when the switches have meters). A table-miss rule is translated like any other, so each {@code *_MISS} property is
  * the same as its regular one; the specification allows leaving those out, but Floodlight reads a
  * missing APPLY_ACTIONS_MISS as "no actions" and then installs no table-miss rule, so they are sent,
  * as Open vSwitch sends them.
@@ -28,7 +28,7 @@ final class TableFeatures {
     private TableFeatures() {
     }
 
-    static List<OFTableFeatures> of(OFFactory f, int tables) {
+    static List<OFTableFeatures> of(OFFactory f, int tables, boolean meters) {
         List<U32> matchIds = MatchCodec.oxmHeaders(f, MatchCodec.supportedFields());
         List<U32> setIds = MatchCodec.oxmHeaders(f, MatchCodec.settableFields());
         List<OFActionId> actions = actionIds(f.actionIds());
@@ -41,6 +41,9 @@ final class TableFeatures {
             List<OFInstructionId> ins = new ArrayList<>(List.of(f.instructionIds().applyActions(),
                     f.instructionIds().writeActions(), f.instructionIds().clearActions(),
                     f.instructionIds().writeMetadata()));
+            if (meters) {
+                ins.add(f.instructionIds().meter());
+            }
             if (t < tables - 1) {
                 ins.add(f.instructionIds().gotoTable());
             }

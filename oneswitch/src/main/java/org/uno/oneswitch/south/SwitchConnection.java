@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import javax.net.ssl.SSLSession;
@@ -17,6 +18,9 @@ import org.projectfloodlight.openflow.protocol.OFFlowStatsReply;
 import org.projectfloodlight.openflow.protocol.OFGroupDescStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFGroupDescStatsReply;
 import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFMeterConfigStatsReply;
+import org.projectfloodlight.openflow.protocol.OFMeterFeatures;
+import org.projectfloodlight.openflow.protocol.OFMeterFeaturesStatsReply;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
 import org.projectfloodlight.openflow.protocol.OFPortDescStatsReply;
@@ -29,8 +33,12 @@ import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.core.SwitchTables;
+import org.uno.oneswitch.model.MeterModRequest;
 import org.uno.oneswitch.model.SwitchSpec;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.translate.InstalledEntry;
 import org.uno.oneswitch.translate.PhysicalGroup;
 
@@ -149,30 +157,48 @@ final class SwitchConnection extends SwitchChannel {
         });
     }
 
-    /** Reads the flow and group tables and reports the switch connected (the virtual switch reconciles it). */
+    /**
+     * Reads the flow, group and meter tables and the meter features, and reports the switch
+     * connected (the virtual switch reconciles it). A switch without meters answers the meter
+     * requests with errors: it has none.
+     */
     private void resync() {
         CompletableFuture<List<OFStatsReply>> flows = commands.request(OF13.buildFlowStatsRequest()
                 .setTableId(TableId.ALL).setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).setCookie(U64.ZERO)
                 .setCookieMask(U64.ZERO).setMatch(OF13.buildMatch().build()).build());
         CompletableFuture<List<OFStatsReply>> groups = commands.request(OF13.buildGroupDescStatsRequest().build());
-        flows.thenCombine(groups, (f, g) -> {
+        CompletableFuture<List<OFStatsReply>> meters = commands.request(OF13.buildMeterConfigStatsRequest()
+                .setMeterId(MeterModRequest.ALL).build()).exceptionally(t -> List.of());
+        CompletableFuture<List<OFStatsReply>> features = commands.request(OF13.buildMeterFeaturesStatsRequest()
+                .build()).exceptionally(t -> List.of());
+        CompletableFuture.allOf(flows, groups, meters, features).thenRun(() -> {
             if (!channel.isActive()) {
-                return null;
+                return;
             }
             List<InstalledEntry> entries = new ArrayList<>();
-            for (OFStatsReply r : f) {
+            for (OFStatsReply r : flows.join()) {
                 for (OFFlowStatsEntry e : ((OFFlowStatsReply) r).getEntries()) {
                     entries.add(PhysicalMessages.installed(spec.id(), e));
                 }
             }
             List<PhysicalGroup> installedGroups = new ArrayList<>();
-            for (OFStatsReply r : g) {
+            for (OFStatsReply r : groups.join()) {
                 for (OFGroupDescStatsEntry e : ((OFGroupDescStatsReply) r).getEntries()) {
                     installedGroups.add(PhysicalMessages.installedGroup(spec.id(), e));
                 }
             }
+            List<VirtualMeter> installedMeters = new ArrayList<>();
+            for (OFStatsReply r : meters.join()) {
+                ((OFMeterConfigStatsReply) r).getEntries().forEach(c -> installedMeters.add(MeterModCodec.installed(c)));
+            }
+            Optional<OFMeterFeatures> meterFeatures = features.join().stream().findFirst()
+                    .map(r -> ((OFMeterFeaturesStatsReply) r).getFeatures());
             ready = true;
-            registry.events().switchConnected(spec.id(), entries, installedGroups);
+            registry.events().switchConnected(spec.id(), new SwitchTables(entries, installedGroups, installedMeters,
+                    meterFeatures));
+        }).exceptionally(t -> {
+            LOG.warn("switch {}: reading its tables failed ({}); it is reconciled when it connects again", name(),
+                    t.toString());
             return null;
         });
     }

@@ -2,6 +2,7 @@ package org.uno.oneswitch.store;
 
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 
 /**
@@ -21,6 +22,10 @@ public interface ChangeListener {
         }
 
         @Override
+        public void meterChanged(long id, VirtualMeter before) {
+        }
+
+        @Override
         public void portMapChanged(PortMap before) {
         }
     };
@@ -30,6 +35,9 @@ public interface ChangeListener {
 
     /** Group {@code id} is about to be stored or removed; {@code before} is the group it was, or null. */
     void groupChanged(long id, VirtualGroup before);
+
+    /** Meter {@code id} is about to be stored or removed; {@code before} is the meter it was, or null. */
+    void meterChanged(long id, VirtualMeter before);
 
     /** The port map is about to be replaced; {@code before} is the map it was. */
     void portMapChanged(PortMap before);

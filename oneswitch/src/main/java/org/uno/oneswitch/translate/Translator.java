@@ -7,12 +7,10 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
-import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
 import org.projectfloodlight.openflow.protocol.OFBadMatchCode;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.error.BadActionException;
-import org.uno.oneswitch.error.BadInstructionException;
 import org.uno.oneswitch.error.BadMatchException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
@@ -124,9 +122,6 @@ public final class Translator {
             throw new BadMatchException(OFBadMatchCode.BAD_FIELD, "in_phy_port is not supported");
         }
         for (Instruction ins : rule.instructions()) {
-            if (ins instanceof Instruction.Meter) {
-                throw new BadInstructionException(OFBadInstructionCode.UNSUP_INST, "meters are not supported");
-            }
             checkActions(actionsOf(ins), false);
         }
     }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -27,15 +28,22 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.projectfloodlight.openflow.protocol.OFGroupType;
+import org.projectfloodlight.openflow.protocol.OFMeterFeatures;
+import org.projectfloodlight.openflow.protocol.OFMeterFlags;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.core.Counts;
 import org.uno.oneswitch.core.RuleCounters;
 import org.uno.oneswitch.core.SavedState;
+import org.uno.oneswitch.core.SwitchTables;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.GroupModRequest;
+import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.MeterModRequest;
 import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.testing.Fixtures;
 import org.uno.oneswitch.testing.StateFixture;
 import org.uno.oneswitch.translate.InstalledEntry;
 
@@ -133,6 +141,41 @@ class StateFileTest {
                 "the rule's age goes on from its wall-clock install time");
         assertEquals(new Counts(50, 4904), after.vs.flows().countersOf(List.of(r)).join().get(r.id()),
                 "a restored rule counts what it counted before");
+    }
+
+    @Test
+    void metersSurviveInTheSnapshotAndTheChangeRecords() throws Exception {
+        OFMeterFeatures features = Fixtures.OF13.buildMeterFeatures().setMaxMeter(100).setBandTypes(1 << 1)
+                .setCapabilities(0xf).setMaxBands((short) 4).setMaxColor((short) 0).build();
+        for (String s : List.of("host", "snic0")) {
+            f.vs.switchConnected(s, new SwitchTables(List.of(), List.of(), List.of(), Optional.of(features)));
+        }
+        f.vs.meters().meterMod(new MeterModRequest(MeterModRequest.Command.ADD, meter(1, 1000)), (s, e) -> {
+        });
+        f.vs.meters().meterMod(new MeterModRequest(MeterModRequest.Command.ADD, meter(2, 50)), (s, e) -> {
+        });
+        List<Instruction> metered = new ArrayList<>(List.of(new Instruction.Meter(2)));
+        metered.addAll(apply(out(2)));
+        f.add(0, 40, match(inPort(1)), metered);
+        commit();
+        f.vs.meters().meterMod(new MeterModRequest(MeterModRequest.Command.DELETE, meter(1, 0)), (s, e) -> {
+        });
+        f.vs.meters().meterMod(new MeterModRequest(MeterModRequest.Command.MODIFY, meter(2, 70)), (s, e) -> {
+        });
+        commit();
+
+        SavedState loaded = load(file(bodies)).state();
+        assertEquals(List.of(meter(2, 70)), loaded.meters());
+        StateFixture after = new StateFixture(false);
+        after.vs.restore(loaded, after.now, 1_000_000);
+        assertEquals(List.of(meter(2, 70)), after.vs.meters().all());
+        assertTrue(after.vs.flows().all().stream().anyMatch(r -> r.instructions().equals(metered)));
+        SavedState again = load(file(List.of(StateFile.snapshot(0, after.vs.save(after.now, 1_000_000))))).state();
+        assertEquals(loaded.meters(), again.meters());
+    }
+
+    private static VirtualMeter meter(long id, long pps) {
+        return new VirtualMeter(id, Set.of(OFMeterFlags.PKTPS), List.of(Fixtures.OF13.meterBands().drop(pps, 0)));
     }
 
     @Test

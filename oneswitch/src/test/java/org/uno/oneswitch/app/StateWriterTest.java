@@ -59,13 +59,13 @@ class StateWriterTest {
         for (int i = 1; i <= n; i++) {
             rules.add(rule(i));
         }
-        return new SavedState(rules, Map.of(), n + 1, List.of(), List.copyOf(Fixtures.ports(1).mappings()), Map.of(), 1,
+        return new SavedState(rules, Map.of(), n + 1, List.of(), List.of(), List.copyOf(Fixtures.ports(1).mappings()), Map.of(), 1,
                 Map.of());
     }
 
     /** Record {@code seq}, adding rule {@code seq}. */
     private static ChangeBatch adding(long seq) {
-        return new ChangeBatch(seq, List.of(rule(seq)), List.of(), List.of(), List.of(), Optional.empty(),
+        return new ChangeBatch(seq, List.of(rule(seq)), List.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty(),
                 Optional.empty(), seq + 1, 1, 0, 1_000);
     }
 
@@ -139,7 +139,8 @@ class StateWriterTest {
         long seq = 0;
         while (compactions.get() == 0 && seq < 200) {
             seq++;
-            w.append(new ChangeBatch(seq, many, List.of(), List.of(), List.of(), Optional.empty(), Optional.empty(),
+            w.append(new ChangeBatch(seq, many, List.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty(),
+                    Optional.empty(),
                     3000, 1, 0, 1_000)).get(10, TimeUnit.SECONDS);
         }
         loop.submit(() -> { }).get();

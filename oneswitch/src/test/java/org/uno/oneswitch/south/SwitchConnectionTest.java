@@ -18,9 +18,8 @@ import org.projectfloodlight.openflow.types.DatapathId;
 import org.uno.oneswitch.codec.Hellos;
 import org.uno.oneswitch.codec.OfFrameDecoder;
 import org.uno.oneswitch.core.PhysicalEvents;
+import org.uno.oneswitch.core.SwitchTables;
 import org.uno.oneswitch.testing.Fixtures;
-import org.uno.oneswitch.translate.InstalledEntry;
-import org.uno.oneswitch.translate.PhysicalGroup;
 
 /** A physical switch's controller connection: what it survives and what closes it. */
 class SwitchConnectionTest {
@@ -31,7 +30,7 @@ class SwitchConnectionTest {
     SwitchConnectionTest() {
         registry.setEvents(new PhysicalEvents() {
             @Override
-            public void switchConnected(String id, List<InstalledEntry> entries, List<PhysicalGroup> groups) {
+            public void switchConnected(String id, SwitchTables tables) {
                 events.add("connected " + id);
             }
 

@@ -21,13 +21,11 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
-import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
 import org.projectfloodlight.openflow.protocol.OFGroupType;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.BadActionException;
-import org.uno.oneswitch.error.BadInstructionException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Bucket;
@@ -167,13 +165,16 @@ class TranslatorTest {
     }
 
     @Test
+    void aMeterStaysWithTheRuleOnTheSwitchWhereItsPacketsEnter() throws Exception {
+        assertEquals("host table=1 priority=10 in_port=2 actions=meter:7 [counting]\n",
+                translate(rule(1, 10, match(inPort(1)), List.of(new Instruction.Meter(7)))));
+    }
+
+    @Test
     void refusesWhatItCannotTranslate() {
         BadActionException reserved = assertThrows(BadActionException.class, () -> translate(rule(1, 1,
                 FlowMatch.ANY, apply(group(Layout.TAG_GROUP_BASE + 1)))));
         assertEquals(OFBadActionCode.BAD_OUT_GROUP, reserved.code());
-        BadInstructionException meter = assertThrows(BadInstructionException.class, () -> translate(rule(1, 1,
-                FlowMatch.ANY, List.of(new Instruction.Meter(1)))));
-        assertEquals(OFBadInstructionCode.UNSUP_INST, meter.code());
         assertThrows(BadActionException.class, () -> translate(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL)))));
     }
 

@@ -1,0 +1,22 @@
+package org.uno.oneswitch.core;
+
+import java.util.List;
+import java.util.Optional;
+
+import org.projectfloodlight.openflow.protocol.OFMeterFeatures;
+import org.uno.oneswitch.model.VirtualMeter;
+import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.translate.PhysicalGroup;
+
+/**
+ * What a physical switch reported when it connected: its flow, group and meter tables (for
+ * reconciliation) and its meter features (empty when it has no meter support).
+ */
+public record SwitchTables(List<InstalledEntry> entries, List<PhysicalGroup> groups, List<VirtualMeter> meters,
+                           Optional<OFMeterFeatures> meterFeatures) {
+    public SwitchTables {
+        entries = List.copyOf(entries);
+        groups = List.copyOf(groups);
+        meters = List.copyOf(meters);
+    }
+}
