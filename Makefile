@@ -57,8 +57,9 @@ test: check-root all lint test-java test-c test-python
 lint: venv
 	$(VENV)/bin/ruff check .
 
-test-python: venv
-	@$(VPY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+# Line coverage is reported (.coveragerc), not enforced.
+test-python: venv | $(STAMPS)
+	@$(VPY) -m pytest --cov --cov-report=term $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # A real server is busy: what must hold under load (no migration loss) is run again with one core
@@ -67,8 +68,13 @@ UNDER_LOAD_TESTS := tests/test_demo.py tests/agent/test_migration.py
 test-under-load: check-root all
 	$(VPY) -m pytest --cpu-hog $(PYTEST_ARGS) $(UNDER_LOAD_TESTS)
 
+# Line coverage (JaCoCo) is reported per package, not enforced.
+JACOCO_CSV := oneswitch/target/site/jacoco/jacoco.csv
 test-java: oneswitch
 	@if [ -f oneswitch/pom.xml ]; then cd oneswitch && mvn -q -B test; fi
+	@if [ -f $(JACOCO_CSV) ]; then awk -F, 'NR > 1 { m[$$2] += $$8; c[$$2] += $$9; tm += $$8; tc += $$9 } \
+		END { for (p in m) printf "  %-32s %5.1f%% of %d lines\n", p, 100 * c[p] / (m[p] + c[p]), m[p] + c[p]; \
+		printf "Java line coverage: %.1f%% of %d lines\n", 100 * tc / (tm + tc), tm + tc }' $(JACOCO_CSV) | sort; fi
 
 test-c: nfs
 	@if [ -f nfs/Makefile ]; then $(MAKE) -s -C nfs check; fi

@@ -54,6 +54,7 @@ setup(
         "test": [
             "pytest==9.2.0",
             "pytest-timeout==2.4.0",
+            "pytest-cov==7.1.0",
             "scapy==2.8.0",
             "os-ken==4.2.2",
             "matplotlib==3.11.2",

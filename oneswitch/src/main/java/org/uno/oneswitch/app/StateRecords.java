@@ -34,6 +34,8 @@ final class StateRecords {
 
     /** The file is damaged (not a torn tail): the reason, naming the record and its offset. */
     static final class DamagedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
         DamagedException(String reason) {
             super(reason);
         }
@@ -78,6 +80,8 @@ final class StateRecords {
     }
 
     private static final class BadRecord extends Exception {
+        private static final long serialVersionUID = 1L;
+
         BadRecord(String reason) {
             super(reason);
         }

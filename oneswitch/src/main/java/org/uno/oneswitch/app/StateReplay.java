@@ -65,6 +65,8 @@ final class StateReplay {
 
     /** A part of a record that is not what it must be. */
     private static final class Invalid extends Exception {
+        private static final long serialVersionUID = 1L;
+
         Invalid(String reason) {
             super(reason);
         }

@@ -25,6 +25,8 @@ import org.projectfloodlight.openflow.types.OFErrorCauseData;
  * code is one of openflowj's OpenFlow 1.3 error code enums.
  */
 public abstract class OpenFlowException extends Exception {
+    private static final long serialVersionUID = 1L;
+
     private final Enum<?> code;
 
     protected OpenFlowException(Enum<?> code, String reason) {

@@ -5,6 +5,8 @@ package org.uno.oneswitch.error;
  * conflicts with the current map. The REST layer answers 400, 404 or 409 accordingly.
  */
 public final class PortMapException extends Exception {
+    private static final long serialVersionUID = 1L;
+
     /** Why the change was refused. */
     public enum Reason {
         BAD_REQUEST, NOT_FOUND, CONFLICT,

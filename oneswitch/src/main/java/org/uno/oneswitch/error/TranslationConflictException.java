@@ -13,6 +13,8 @@ import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
  * that caused it; in all cases nothing is changed.
  */
 public final class TranslationConflictException extends FlowModFailedException {
+    private static final long serialVersionUID = 1L;
+
     public TranslationConflictException(String reason) {
         super(OFFlowModFailedCode.UNKNOWN, reason);
     }
