@@ -80,7 +80,7 @@ test-c: nfs
 	@if [ -f nfs/Makefile ]; then $(MAKE) -s -C nfs check; fi
 
 demo: check-root all
-	$(VPY) -m uno_agent.demo
+	$(VPY) -m uno_harness.demo
 
 bench: check-root all
 	$(VPY) -m bench.run

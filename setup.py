@@ -2,7 +2,9 @@
 
 The packages live in the component folders of the layout (DESIGN.md), so each one
 is mapped explicitly: snic-datapath/ holds the platform, solver/ the placement
-solver, nf-agent/ the agent and `unoctl`, nfs/python/ the NF control client.
+solver, nf-agent/ the agent and `unoctl`, nfs/python/ the NF control client,
+oneswitch/python/ OneSwitch's command-line tools, tests/harness/ what runs the parts
+together for the demo, the integration tests and the benchmarks.
 Versions are pinned here; constraints.txt pins the transitive closure.
 """
 import os
@@ -15,6 +17,7 @@ ROOTS = {
     "uno_agent": "nf-agent/uno_agent",
     "uno_nfs": "nfs/python/uno_nfs",
     "uno_oneswitch": "oneswitch/python/uno_oneswitch",
+    "uno_harness": "tests/harness/uno_harness",
 }
 
 

@@ -20,7 +20,8 @@ import time
 
 import uno_platform
 from uno_agent.launcher import vm_netns
-from uno_agent.stack import Stack, wait_for
+from uno_harness.agent import Stack
+from uno_harness.processes import wait_for
 from uno_nfs import NfControl
 from uno_platform.spec import TestbedSpec
 from uno_platform.traffic import NumberedUdp, ping

@@ -23,7 +23,7 @@
    sees it.
 4. kill (results/oneswitch-kill.json): 20,000 rules installed through OneSwitch with a state file (a barrier every
    50), SIGKILLed at 10 random points and restarted; after each restart every acknowledged rule must be back, in
-   OneSwitch and on the host bridge, rule by rule (uno_oneswitch.killcheck).
+   OneSwitch and on the host bridge, rule by rule (uno_harness.killcheck).
 """
 from __future__ import annotations
 
@@ -40,24 +40,15 @@ import subprocess
 import tempfile
 import time
 
-from uno_oneswitch import killcheck
 from uno_oneswitch.client import rest
 from uno_oneswitch.ofclient import OfClient
-from uno_oneswitch.stack import (
-    JAR,
-    JVM_OPTIONS,
-    Proc,
-    build_jar,
-    free_port,
-    ofctl,
-    start_oneswitch,
-    wait_for,
-    wait_healthy,
-)
-from uno_oneswitch.verify import rules as rulegen
-from uno_oneswitch.verify import verifier
 
 import uno_platform
+from uno_harness import killcheck
+from uno_harness.oneswitch import JAR, JVM_OPTIONS, build_jar, ofctl, start_oneswitch, wait_healthy
+from uno_harness.processes import Proc, free_port, wait_for
+from uno_harness.verify import rules as rulegen
+from uno_harness.verify import verifier
 from uno_platform.spec import TestbedSpec
 
 TARGET_RATIO = 0.7

@@ -6,9 +6,9 @@ the REST port, hold connections that never read their flow-stats replies, hold H
 and OneSwitch is SIGKILLed and restarted on its state file every minute. Measured:
 - crashes: OneSwitch found dead when it was not killed;
 - acknowledged rules lost: after every restart and at the end, rule by rule, in OneSwitch and on the host bridge
-  (uno_oneswitch.killcheck);
+  (uno_harness.killcheck);
 - resident size, sampled every second, against the configured cap (heap, Netty's buffers and the JVM's own
-  share; uno_oneswitch.stack.JVM_OPTIONS);
+  share; uno_harness.oneswitch.JVM_OPTIONS);
 - echo on a fresh connection every 0.25 s: p50/p99 outside the restart windows (the baseline of the same run is
   the first 20 s, before any attacker starts).
 
@@ -26,12 +26,12 @@ import subprocess
 import threading
 import time
 
-from uno_oneswitch import killcheck
-from uno_oneswitch.attacks import SlowHttp, SlowReader, abuse, echo_seconds, rss_bytes, streams
 from uno_oneswitch.ofclient import OfClient
-from uno_oneswitch.stack import build_jar, ofctl, revalidate
 
 from bench.bench_oneswitch import Stack, environment
+from uno_harness import killcheck
+from uno_harness.attacks import SlowHttp, SlowReader, abuse, echo_seconds, rss_bytes, streams
+from uno_harness.oneswitch import build_jar, ofctl, revalidate
 
 SECONDS = int(os.environ.get("SOAK_SECONDS", "600"))
 KILL_EVERY = int(os.environ.get("SOAK_KILL_EVERY", "60"))

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.platform
 
 
 def test_demo_runs_unattended_and_reports_lossless_migrations(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "uno_agent.demo", "--short", "--prefix", unique_prefix(),
+    result = subprocess.run([sys.executable, "-m", "uno_harness.demo", "--short", "--prefix", unique_prefix(),
                              "--report-dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     report = (tmp_path / "report.txt").read_text()

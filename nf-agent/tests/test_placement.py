@@ -44,7 +44,7 @@ def test_an_overloaded_snic_moves_its_nf_even_though_the_host_pays_for_it():
 
 def test_an_infeasible_decision_says_why_in_the_demo_report():
     """Issue 19: the demo printed "infeasible" without the reason."""
-    from uno_agent.demo import decision_text
+    from uno_harness.demo import decision_text
     servers, rates = chain_on_snic(5.0)        # five times the PCIe link, and the firewall may not leave the sNIC
     servers[1].pin = "snic0"
     decision = placer(0.05).reoptimize(servers, rates, now=100, trigger="test")

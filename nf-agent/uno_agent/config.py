@@ -11,7 +11,7 @@ import dataclasses
 import json
 import pathlib
 
-from uno_agent.migration import CRASH_FAULTS, FAULTS
+from uno_agent.migration_steps import CRASH_FAULTS, FAULTS
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ DEFAULTS: dict = {
     "launcher": "process",
     "libvirt_uri": "lxc:///system",  # with launcher "libvirt"
     # Real failures injected into migrations, to test the rollback; never in production.
-    # Entries "step=action" from uno_agent.migration.FAULTS or CRASH_FAULTS, e.g. ["state=corrupt-state"].
+    # Entries "step=action" from uno_agent.migration_steps.FAULTS or CRASH_FAULTS, e.g. ["state=corrupt-state"].
     "migration_faults": [],
     "monitor": {
         "enabled": True,

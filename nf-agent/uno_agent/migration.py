@@ -42,20 +42,13 @@ from uno_agent.catalog import Flavor
 from uno_agent.errors import AgentError, Conflict
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Launcher
+from uno_agent.migration_steps import CRASH_FAULTS, FAULTS, JOURNALLED, STEPS
 from uno_agent.oneswitch import PortMapper
 from uno_nfs import NfControl, NfControlError
 from uno_platform import system
 
 log = logging.getLogger(__name__)
 
-STEPS = ("start", "remap", "drain", "quiesce", "state", "release", "retire")
-# Steps written to the journal before they run. Recovery redoes drain, quiesce and state from the
-# drain whenever the port has moved (they are idempotent until the release), so they are not:
-# each write would sit between the switch-over and the release, where held packets wait.
-JOURNALLED = ("start", "remap", "release", "retire")
-FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port", "state=slow-state")
-# the agent itself dies (SIGKILL) as a step begins: its restart must finish or undo the migration
-CRASH_FAULTS = tuple(f"{step}=crash-agent" for step in STEPS)
 REPORTS_KEPT = 100
 QUIET_S = 0.002          # the old NF received nothing for this long: nothing is in flight to it (the
                          # remap returned after its markers crossed every PCIe link; only the last hop

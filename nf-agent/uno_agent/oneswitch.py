@@ -6,7 +6,10 @@ refusals (4xx) become Conflict, each with OneSwitch's own reason.
 """
 from __future__ import annotations
 
-import requests
+import http.client
+import urllib.error
+
+from uno_oneswitch.client import http_json
 
 from uno_agent.errors import Conflict, Unavailable
 
@@ -14,34 +17,33 @@ TIMEOUT_S = 10.0
 
 
 class PortMapper:
-    """Client of OneSwitch's /v1/ports resources."""
+    """Client of OneSwitch's /v1/ports resources, over OneSwitch's own REST client."""
 
     def __init__(self, base_url: str, token: str | None = None):
         self.base_url = base_url.rstrip("/")
-        self.session = requests.Session()
-        if token:
-            self.session.headers["X-Auth-Token"] = token
+        self.headers = {"X-Auth-Token": token} if token else None
 
-    def _call(self, method: str, path: str, *, missing_ok: bool = False, **kwargs) -> dict | None:
+    def _call(self, method: str, path: str, *, missing_ok: bool = False, body: dict | None = None) -> dict | None:
         try:
-            response = self.session.request(method, self.base_url + path, timeout=TIMEOUT_S, **kwargs)
-        except requests.RequestException as exc:
+            status, answer = http_json(self.base_url + path, method, body, headers=self.headers, timeout=TIMEOUT_S)
+        except (OSError, http.client.HTTPException, ValueError) as exc:  # refused, timed out, not HTTP or not JSON
+            why = exc.reason if isinstance(exc, urllib.error.URLError) else exc
             raise Unavailable(f"OneSwitch at {self.base_url} does not answer: "
-                              f"{exc.__class__.__name__}") from None
-        if response.status_code >= 500:
-            raise Unavailable(f"OneSwitch {method} {path}: {response.status_code} {_reason(response)}")
-        if response.status_code == 404 and missing_ok:
+                              f"{why.__class__.__name__}: {why}") from None
+        if status >= 500:
+            raise Unavailable(f"OneSwitch {method} {path}: {status} {_reason(answer)}")
+        if status == 404 and missing_ok:
             return None
-        if response.status_code >= 400:
-            raise Conflict(f"OneSwitch refused {method} {path}: {_reason(response)}")
-        return response.json() if response.content else None
+        if status >= 400:
+            raise Conflict(f"OneSwitch refused {method} {path}: {_reason(answer)}")
+        return answer
 
     def health(self) -> dict:
         return self._call("GET", "/v1/health")
 
     def add(self, switch_id: str, port: str) -> int:
         """Map the physical port to a fresh virtual port; returns its number."""
-        mapping = self._call("POST", "/v1/ports", json={"switch": switch_id, "port": port})
+        mapping = self._call("POST", "/v1/ports", body={"switch": switch_id, "port": port})
         return int(mapping["virtual_port"])
 
     def remove(self, vport: int) -> None:
@@ -51,7 +53,7 @@ class PortMapper:
     def remap(self, vport: int, switch_id: str, port: str) -> dict[str, float]:
         """Move a virtual port to another physical port, make-before-break; in effect on return.
         Returns how long each of OneSwitch's remap stages took (seconds: add, switch, drain)."""
-        mapping = self._call("PUT", f"/v1/ports/{vport}", json={"switch": switch_id, "port": port})
+        mapping = self._call("PUT", f"/v1/ports/{vport}", body={"switch": switch_id, "port": port})
         stages = (mapping or {}).get("remap", {}).get("stages", [])
         return {s["stage"]: s["elapsed_ms"] / 1e3 for s in stages}
 
@@ -61,9 +63,8 @@ class PortMapper:
         return {int(p["virtual_port"]): (p["switch"], p["port"]) for p in ports}
 
 
-def _reason(response: requests.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text.strip()[:200]
-    return str(body.get("error", body))[:200]
+def _reason(answer: object) -> str:
+    """OneSwitch's reason in an error answer (a JSON object with `error`), or what there is."""
+    if isinstance(answer, dict):
+        return str(answer.get("error", answer))[:200]
+    return "(no JSON reason)" if answer is None else str(answer)[:200]

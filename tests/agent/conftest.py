@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from uno_agent.stack import Stack
+from uno_harness.agent import Stack
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 
 from uno_agent.launcher import vm_netns as launcher_vm_netns
 from uno_agent.migration import kill_and_wait
-from uno_agent.stack import wait_for
+from uno_harness.processes import wait_for
 from uno_platform import system
 from uno_platform.traffic import NumberedUdp, ping
 

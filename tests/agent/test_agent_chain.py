@@ -7,7 +7,7 @@ import re
 import pytest
 from test_agent import PLATFORM, build_chain, chain_of, nf_pids, same_netns, vm_netns
 
-from uno_agent.stack import wait_for
+from uno_harness.processes import wait_for
 from uno_nfs import NfControl
 from uno_platform import system
 from uno_platform.traffic import ping, tcp_echo

@@ -10,7 +10,7 @@ import sys
 import pytest
 from test_agent import PLATFORM, nf_pids
 
-from uno_agent.stack import http_json
+from uno_harness.agent import http_json
 
 pytestmark = pytest.mark.platform
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from uno_agent.stack import Proc, wait_for
+from uno_harness.processes import Proc, wait_for
 from uno_nfs import NfControl
 from uno_platform import system
 from uno_platform.traffic import ping

@@ -6,8 +6,8 @@ import time
 import pytest
 from test_agent import nf_pids, vm_netns
 
-from uno_agent.migration import FAULTS
-from uno_agent.stack import wait_for
+from uno_agent.migration_steps import FAULTS
+from uno_harness.processes import wait_for
 from uno_nfs import NfControl
 from uno_platform import system
 from uno_platform.traffic import NumberedUdp, ping

@@ -1,4 +1,4 @@
-"""Test helpers for OneSwitch: the shared stack helpers (uno_oneswitch.stack) plus the os-ken launcher.
+"""Test helpers for OneSwitch: the shared stack helpers (uno_harness.oneswitch) plus the os-ken launcher.
 
 Every process started here is stopped by its own handle (`Proc.stop`), never by name.
 """
@@ -8,20 +8,10 @@ import pathlib
 
 from uno_oneswitch.client import rest
 from uno_oneswitch.ofclient import OfClient
-from uno_oneswitch.stack import (
-    JAR,
-    Proc,
-    build_jar,
-    free_port,
-    ofctl,
-    revalidate,
-    start_oneswitch,
-    switch_target,
-    wait_for,
-    wait_healthy,
-)
 
-import uno_agent.stack
+import uno_harness.agent
+from uno_harness.oneswitch import JAR, build_jar, ofctl, revalidate, start_oneswitch, switch_target, wait_healthy
+from uno_harness.processes import Proc, free_port, wait_for
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -31,4 +21,4 @@ __all__ = ["JAR", "REPO", "OfClient", "Proc", "build_jar", "free_port", "ofctl",
 
 def start_osken(port: int, log: pathlib.Path) -> Proc:
     """os-ken with the L2 learning app on 127.0.0.1:`port`."""
-    return uno_agent.stack.start_osken(port, "l2_learning.py", log)
+    return uno_harness.agent.start_osken(port, "l2_learning.py", log)

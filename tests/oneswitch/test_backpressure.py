@@ -6,7 +6,8 @@ import time
 
 import pytest
 from oneswitch_stack import ofctl, rest, wait_for
-from uno_oneswitch.attacks import SlowReader, echo_seconds, install_rules, rss_bytes
+
+from uno_harness.attacks import SlowReader, echo_seconds, install_rules, rss_bytes
 
 pytestmark = pytest.mark.platform
 

@@ -13,8 +13,9 @@ import subprocess
 
 import pytest
 from oneswitch_stack import OfClient, free_port, ofctl, rest, revalidate, start_oneswitch, switch_target, wait_for
-from uno_oneswitch import killcheck, statefile
+from uno_oneswitch import statefile
 
+from uno_harness import killcheck
 from uno_platform.traffic import ping
 
 pytestmark = pytest.mark.platform

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 from oneswitch_stack import rest, wait_for
-from uno_oneswitch.attacks import SlowHttp
 
 from uno_agent.errors import Conflict
 from uno_agent.oneswitch import PortMapper
+from uno_harness.attacks import SlowHttp
 
 pytestmark = pytest.mark.platform
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 from oneswitch_stack import OfClient, ofctl, rest, revalidate
-from uno_oneswitch.attacks import OFP13, abuse, streams
 
+from uno_harness.attacks import OFP13, abuse, streams
 from uno_platform.traffic import ping
 
 pytestmark = pytest.mark.platform

@@ -7,7 +7,8 @@ import json
 import pathlib
 
 import pytest
-from uno_oneswitch.verify import verifier
+
+from uno_harness.verify import verifier
 
 pytestmark = pytest.mark.platform
 

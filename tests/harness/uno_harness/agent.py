@@ -14,9 +14,11 @@ import socket
 import sys
 
 from uno_oneswitch.client import http_json
-from uno_oneswitch.stack import JAR, Proc, free_port, start_oneswitch, wait_for, wait_healthy
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+from uno_harness.oneswitch import JAR, start_oneswitch, wait_healthy
+from uno_harness.processes import Proc, free_port, wait_for
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
 CONTROLLERS = REPO / "tests" / "controllers"
 
 

@@ -30,12 +30,13 @@ import threading
 import time
 
 from os_ken.ofproto import ofproto_v1_3 as ofp
-
 from uno_oneswitch.appctl import Appctl
 from uno_oneswitch.client import rest
 from uno_oneswitch.ofclient import OfClient
-from uno_oneswitch.stack import Proc, build_jar, free_port, start_oneswitch, wait_healthy
-from uno_oneswitch.verify import datapath, packets, rules
+
+from uno_harness.oneswitch import build_jar, start_oneswitch, wait_healthy
+from uno_harness.processes import Proc, free_port
+from uno_harness.verify import datapath, packets, rules
 
 MAX_HOPS = 4
 EXAMPLES = 10

@@ -8,7 +8,7 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import Raw, raw
 
-from uno_oneswitch.verify.rules import IP6S, IPS, L4_PORTS, MACS, VIDS
+from uno_harness.verify.rules import IP6S, IPS, L4_PORTS, MACS, VIDS
 
 
 def generate(rng: random.Random, ports: list[int], count: int) -> list[tuple[int, bytes]]:

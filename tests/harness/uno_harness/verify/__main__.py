@@ -1,6 +1,6 @@
 """Command line of the differential verifier.
 
-    python -m uno_oneswitch.verify --rules 3024 --packets 20000 --seed 1 [--json report.json]
+    python -m uno_harness.verify --rules 3024 --packets 20000 --seed 1 [--json report.json]
 
 Brings up an emulated platform (host, two sNICs), OneSwitch and a reference bridge, installs random
 groups and rules on both, traces random packets on both, prints a summary and exits 1 on any mismatch.
@@ -13,11 +13,11 @@ import json
 import pathlib
 import sys
 
-from uno_oneswitch.verify.verifier import run
+from uno_harness.verify.verifier import run
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m uno_oneswitch.verify", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m uno_harness.verify", description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", type=int, default=300, help="random virtual rules (default 300)")
     ap.add_argument("--packets", type=int, default=2000, help="random packets traced (default 2000)")
     ap.add_argument("--groups", type=int, default=6, help="random groups (default 6)")

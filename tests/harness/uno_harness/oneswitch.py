@@ -1,91 +1,21 @@
 """Running OneSwitch next to an emulated platform: the jar, its REST health, OVS helpers.
 
-Used by the integration tests, the benchmarks and the verifier. Every process started here is
-stopped by its own handle (`Proc.stop`), never by name, so parallel runs and other engineers'
-processes are left alone. Ports are chosen free at run time.
+Used by the integration tests, the benchmarks and the verifier.
 """
 from __future__ import annotations
 
 import json
 import os
 import pathlib
-import random
-import socket
 import subprocess
-import time
 
 from uno_oneswitch.appctl import Appctl
 from uno_oneswitch.client import rest
 
-ONESWITCH_DIR = pathlib.Path(__file__).resolve().parents[2]
+from uno_harness.processes import Proc, wait_for
+
+ONESWITCH_DIR = pathlib.Path(__file__).resolve().parents[3] / "oneswitch"
 JAR = pathlib.Path(os.environ.get("ONESWITCH_JAR", ONESWITCH_DIR / "target" / "oneswitch.jar"))
-
-
-#: Listening ports for tests come from below the kernel's ephemeral range (32768-60999 by default): a port the kernel
-#: handed out with bind(0) is soon handed out again as the local port of some client connection, and a server
-#: started on it a moment later then fails with "Address already in use".
-_PORTS = range(20000, 32000)
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 that nothing is bound to now, outside the ephemeral range."""
-    for _ in range(200):
-        port = random.choice(_PORTS)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {_PORTS}")
-
-
-class Proc:
-    """A process we started, its log file, and a way to stop exactly it."""
-
-    def __init__(self, name: str, argv: list[str], log: pathlib.Path, **popen_kwargs):
-        self.name, self.log, self.argv = name, log, argv
-        self._log_file = open(log, "ab")
-        self.popen = subprocess.Popen(argv, stdout=self._log_file, stderr=subprocess.STDOUT, **popen_kwargs)
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def stop(self) -> None:
-        if self.alive():
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
-        self._log_file.close()
-
-    def kill(self) -> None:
-        """SIGKILL, as a crash would."""
-        if self.alive():
-            self.popen.kill()
-            self.popen.wait()
-        self._log_file.close()
-
-    def tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-
-def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
-    """Poll until `predicate()` is truthy and return it; TimeoutError naming `what`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
 
 
 def build_jar() -> pathlib.Path:

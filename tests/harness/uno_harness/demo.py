@@ -32,7 +32,8 @@ import uno_platform
 from uno_agent.attribution import Attribution, Sampler, flatten
 from uno_agent.launcher import vm_netns
 from uno_agent.migration import nf_loss_places
-from uno_agent.stack import REPO, Proc, Stack, wait_for
+from uno_harness.agent import REPO, Stack
+from uno_harness.processes import Proc, wait_for
 from uno_nfs import NfControl
 from uno_platform import system
 from uno_platform.errors import PlatformError
@@ -64,7 +65,7 @@ def phases(scale: float) -> list[Phase]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m uno_agent.demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m uno_harness.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--prefix", default="demo-", help="platform prefix (default demo-)")
     parser.add_argument("--report-dir", default=str(REPO / "demo-report"),
                         help="where the report goes (default demo-report/)")

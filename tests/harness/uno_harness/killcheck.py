@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable
 
 from uno_oneswitch.ofclient import OfClient
-from uno_oneswitch.stack import ofctl
+
+from uno_harness.oneswitch import ofctl
 
 PRIORITY = 1
 DL_DST = re.compile(r"dl_dst=([0-9a-f]{2}(?::[0-9a-f]{2}){5})")
