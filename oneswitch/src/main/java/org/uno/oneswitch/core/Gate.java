@@ -1,11 +1,16 @@
 package org.uno.oneswitch.core;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * Holds back plan changes (controller requests, timeouts) while a multi-stage change such as a
- * remap is being applied to the switches, so that nothing is sent in between its stages; what
- * waited runs, in order, when the gate opens. Event loop only.
+ * The one entry for changes of the physical plan, after Open vSwitch's bundle commits: every
+ * mutator (controller requests, REST port changes and remaps, switch connections and port
+ * changes, timeouts, undoing what the state file could not take, the end of a remap's retirement)
+ * runs through it, one at a time, on the event loop. A multi-stage change such as a remap closes
+ * it until its last stage is in effect, so nothing is sent between its stages; what waited runs,
+ * in order, when it opens. Event loop only.
  */
 public final class Gate {
     private int closed;
@@ -36,5 +41,27 @@ public final class Gate {
         } else {
             waiting.add(task);
         }
+    }
+
+    /**
+     * Runs {@code change} as {@link #whenOpen} does; the future completes as the one it returns does,
+     * or with what it throws.
+     */
+    public <T> CompletableFuture<T> enter(Callable<CompletableFuture<T>> change) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        whenOpen(() -> {
+            try {
+                change.call().whenComplete((v, t) -> {
+                    if (t != null) {
+                        out.completeExceptionally(t);
+                    } else {
+                        out.complete(v);
+                    }
+                });
+            } catch (Exception e) {
+                out.completeExceptionally(e);
+            }
+        });
+        return out;
     }
 }

@@ -17,15 +17,14 @@ import org.uno.oneswitch.error.PortMapException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PortMapping;
-import org.uno.oneswitch.translate.GroupChange;
 import org.uno.oneswitch.translate.Owner;
-import org.uno.oneswitch.translate.PhysicalChange;
 import org.uno.oneswitch.translate.PhysicalGroup;
 import org.uno.oneswitch.translate.PhysicalKey;
 import org.uno.oneswitch.translate.PhysicalPlan;
 import org.uno.oneswitch.translate.PhysicalRule;
 import org.uno.oneswitch.translate.PlanChange;
 import org.uno.oneswitch.translate.PlanDiff;
+import org.uno.oneswitch.translate.RemapStages;
 import org.uno.oneswitch.translate.Translation;
 
 /**
@@ -117,16 +116,9 @@ public final class RemapService {
         Owner retired = Owner.retired(++generation);
         PlanDiff live = planner.replaceRetiring(translations, retired);
         ports.setQuietly(next);
-        List<PlanChange> add = new ArrayList<>();
-        List<PlanChange> modify = new ArrayList<>();
-        for (GroupChange g : live.groupUpserts()) {
-            boolean switchesTraffic = g.kind() != PhysicalChange.Kind.ADD && inUse.groups().contains(g.group().groupKey());
-            (switchesTraffic ? modify : add).add(g);
-        }
-        add.addAll(live.flowAdds());
-        for (PhysicalChange c : live.flowModifies()) {
-            (inUse.flows().contains(c.key()) ? modify : add).add(c);
-        }
+        RemapStages split = RemapStages.of(live, inUse.flows(), inUse.groups());
+        List<PlanChange> add = split.add();
+        List<PlanChange> modify = split.change();
         gate.close();
         List<Stage> stages = new ArrayList<>();
         String oldSwitch = from.physical().switchId();

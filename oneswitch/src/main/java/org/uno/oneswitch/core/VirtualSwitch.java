@@ -292,20 +292,22 @@ public final class VirtualSwitch implements PhysicalEvents {
     @Override
     public void switchConnected(String switchId, SwitchTables reported) {
         LOG.info("physical switch {} connected", switchId);
-        meters.reconcile(switchId, reported);  // first: the entries sent from here on may apply them
-        ports.physicalPortsChanged(switchId);
-        planner.reconcile(switchId, reported.entries(), reported.groups());
+        gate.whenOpen(() -> {
+            meters.reconcile(switchId, reported);  // first: the entries sent from here on may apply them
+            ports.physicalPortsChanged(switchId);
+            planner.reconcile(switchId, reported.entries(), reported.groups());
+        });
     }
 
     @Override
     public void switchDisconnected(String switchId) {
         LOG.warn("physical switch {} disconnected", switchId);
-        ports.physicalPortsChanged(switchId);
+        gate.whenOpen(() -> ports.physicalPortsChanged(switchId));
     }
 
     @Override
     public void portsChanged(String switchId) {
-        ports.physicalPortsChanged(switchId);
+        gate.whenOpen(() -> ports.physicalPortsChanged(switchId));
     }
 
     @Override

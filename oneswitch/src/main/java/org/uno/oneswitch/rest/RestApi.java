@@ -50,7 +50,7 @@ import org.uno.oneswitch.model.VirtualRule;
  */
 public final class RestApi {
     /** A status and a JSON body (null for none). */
-    record Response(int status, JsonNode body) {
+    public record Response(int status, JsonNode body) {
     }
 
     private static final Set<String> PORT_KEYS = Set.of("switch", "port", "ofport", "virtual_port", "name");
@@ -73,7 +73,7 @@ public final class RestApi {
         this.timers = timers;
     }
 
-    CompletableFuture<Response> handle(String method, String path, Map<String, String> query, JsonNode body)
+    public CompletableFuture<Response> handle(String method, String path, Map<String, String> query, JsonNode body)
             throws HttpError {
         String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
         if (p.equals("/v1/openapi.json")) {
@@ -134,7 +134,11 @@ public final class RestApi {
      */
     private CompletableFuture<Response> durably(Change change) throws HttpError {
         vs.state().requireWritable(reason -> new HttpError(503, reason));
-        return change.apply().thenCompose(r -> vs.state().durable().handle((v, t) -> {
+        // Through the virtual switch's one entry for plan changes: after a remap being applied, never inside it.
+        return vs.gate().enter(() -> {
+            vs.state().requireWritable(reason -> new HttpError(503, reason));
+            return change.apply();
+        }).thenCompose(r -> vs.state().durable().handle((v, t) -> {
             if (t != null) {
                 throw new CompletionException(new HttpError(503, "the change was undone: " + t.getMessage()));
             }
@@ -172,19 +176,14 @@ public final class RestApi {
             throw new HttpError(409, conflict + e.getMessage());
         }
         CompletableFuture<Response> later = new CompletableFuture<>();
-        timers.schedule(PORT_POLL_MS, () -> {
-            try {
-                whenPortSeen(req, change, conflict, tries - 1).whenComplete((r, t) -> {
+        timers.schedule(PORT_POLL_MS, () -> vs.gate().enter(() -> whenPortSeen(req, change, conflict, tries - 1))
+                .whenComplete((r, t) -> {
                     if (t != null) {
                         later.completeExceptionally(t);
                     } else {
                         later.complete(r);
                     }
-                });
-            } catch (HttpError e) {
-                later.completeExceptionally(e);
-            }
-        });
+                }));
         return later;
     }
 

@@ -13,7 +13,10 @@ import static org.uno.oneswitch.testing.Fixtures.out;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.junit.jupiter.api.Test;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
@@ -34,10 +37,12 @@ import org.uno.oneswitch.error.PortMapException;
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowModRequest;
 import org.uno.oneswitch.model.Link;
+import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortSpec;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.rest.RestApi;
 import org.uno.oneswitch.testing.RecordingNetwork;
 import org.uno.oneswitch.testing.RecordingNotifier;
 
@@ -46,6 +51,7 @@ import org.uno.oneswitch.testing.RecordingNotifier;
  * drain markers, no PORT_STATUS, the old entries kept for the grace period and deleted after it.
  */
 class RemapServiceTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
     /** host: PCIe 1, VM 2, NF port 5; snic0: PCIe 1, wire 2, NF ports 5 and 6. */
     private final Topology topology = new Topology(List.of(
             new SwitchSpec("host", SwitchSpec.Role.HOST, DatapathId.of(1), List.of(
@@ -137,6 +143,57 @@ class RemapServiceTest {
         net.releaseBarriers();
         deliverMarker("snic0", "host");
         assertTrue(third.get().changed());
+    }
+
+    @Test
+    void everyOtherMutatorWaitsWhileARemapIsApplied() throws Exception {
+        RestApi api = new RestApi(vs, sw -> true, () -> 0, (ms, task) -> timers.add(task));
+        OFPort vm = vs.ports().current().mappings().stream().filter(m -> m.physicalName().equals("vm0")).findFirst()
+                .orElseThrow().virtualPort();
+        net.holdBarriers();
+        CompletableFuture<RemapService.Report> first = vs.remaps().remap(OFPort.of(10),
+                new PortRequest("snic0", "nfs", null, null, null));
+        net.takeSent("host");
+        List<OFMessage> addStage = net.takeSent("snic0");
+        assertFalse(addStage.isEmpty(), "the remap's first stage is out, waiting to be settled");
+
+        // Every other mutator, meanwhile: REST remap, port add and port delete, a switch reconnecting, a
+        // switch's ports changing, a controller's flow_mod through its connection's wait for the gate.
+        CompletableFuture<RestApi.Response> second = api.handle("PUT", "/v1/ports/10", null,
+                JSON.readTree("{\"switch\": \"snic0\", \"port\": \"nfs2\"}"));
+        CompletableFuture<RestApi.Response> added = api.handle("POST", "/v1/ports", null,
+                JSON.readTree("{\"switch\": \"host\", \"port\": \"nfh\"}"));
+        CompletableFuture<RestApi.Response> removed = api.handle("DELETE", "/v1/ports/" + vm.getPortNumber(), null,
+                null);
+        vs.switchConnected("host", new SwitchTables(List.of(), List.of(), List.of(), Optional.empty()));
+        vs.portsChanged("snic0");
+        vs.gate().whenOpen(() -> {
+            try {
+                flow(7, match(inPort(vm.getPortNumber())), 10);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertEquals(List.of(), net.takeSent("host"), "nothing reaches a switch between a remap's stages");
+        assertEquals(List.of(), net.takeSent("snic0"));
+        assertFalse(second.isDone() || added.isDone() || removed.isDone());
+
+        net.releaseBarriers();
+        deliverMarker("snic0", "host");
+        assertTrue(first.get().drained());
+        // The second remap started then, alone: the rest waits for it in turn.
+        assertFalse(second.isDone());
+        assertFalse(added.isDone() || removed.isDone(), "queued behind the second remap");
+        deliverMarker("host", "snic0");
+        assertEquals(200, second.get().status());
+        assertEquals(201, added.get().status());
+        assertEquals(204, removed.get().status());
+        PortMap now = vs.ports().current();
+        assertEquals("nfs2", now.get(OFPort.of(10)).orElseThrow().physicalName());
+        assertTrue(now.get(vm).isEmpty());
+        assertTrue(now.mappings().stream().anyMatch(m -> m.physicalName().equals("nfh")));
+        assertTrue(vs.flows().all().stream().anyMatch(r -> r.priority() == 7), "the flow_mod ran too");
+        assertTrue(vs.gate().isOpen());
     }
 
     private void moveAndDrain(PortRequest target, String to, String from) throws Exception {
