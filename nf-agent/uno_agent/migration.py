@@ -172,7 +172,8 @@ class Migrator:
 
     def __init__(self, inventory: Inventory, launcher: Launcher, portmap: PortMapper, *,
                  free_port: Callable[[], str], clock: Callable[[], float] = time.time,
-                 faults: dict[str, str] | None = None):
+                 faults: dict[str, str] | None = None, nf_control: Callable[[str], NfControl] = NfControl,
+                 on_step: Callable[[str], None] | None = None):
         unknown = {f"{k}={v}" for k, v in (faults or {}).items()} - set(FAULTS + CRASH_FAULTS)
         if unknown:
             raise ValueError(f"unknown migration faults {sorted(unknown)} (have: {', '.join(FAULTS + CRASH_FAULTS)})")
@@ -182,6 +183,8 @@ class Migrator:
         self.free_port = free_port
         self.clock = clock
         self.faults = faults or {}
+        self.nf_control = nf_control  # an NF's control channel, by socket path (a fake in unit tests)
+        self.on_step = on_step        # called as each step begins (unit tests stop the agent there)
         self.reports: collections.deque[MigrationReport] = collections.deque(maxlen=REPORTS_KEPT)
         # what each server's retired NF instances lost, by place: the live instance counts only its own life
         self.retired_losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -194,7 +197,8 @@ class Migrator:
         journal = {"target": target, "new_port": self.free_port(), "step": "start",
                    "new_id": f"{server.id}-{int(self.clock() * 1000)}"}
         run = _Run(self.inventory.update(server.id, status="MIGRATING", migration=journal), flavor,
-                   NfControl(server.control), MigrationReport(server=server.id, source=server.side, target=target))
+                   self.nf_control(server.control),
+                   MigrationReport(server=server.id, source=server.side, target=target))
         try:
             self._steps(run, STEPS, self.faults)
         except (AgentError, NfControlError, OSError) as exc:
@@ -219,6 +223,8 @@ class Migrator:
             run.step = step
             if step in JOURNALLED:
                 run.server = self._journal(run.server, step=step)
+            if self.on_step is not None:
+                self.on_step(step)
             fault = faults.get(step)
             if fault == "crash-agent":
                 os.kill(os.getpid(), signal.SIGKILL)
@@ -289,7 +295,7 @@ class Migrator:
                                           journal["new_port"], server.config.get("nf_config"), hold_packets=hold)
         self._journal(server, new_pid=instance.pid, new_pid_start=instance.pid_start,
                       new_control=instance.control, new_netns=instance.netns)
-        return NfControl(instance.control)
+        return self.nf_control(instance.control)
 
     @staticmethod
     def _check_alive(ctl: NfControl, what: str) -> None:
@@ -383,8 +389,8 @@ class Migrator:
         """Finish or undo a migration the agent was running when it stopped."""
         journal = server.migration or {}
         mapped = self.portmap.mappings().get(server.vport)
-        old = NfControl(server.control)
-        new = NfControl(journal["new_control"]) if journal.get("new_control") else None
+        old = self.nf_control(server.control)
+        new = self.nf_control(journal["new_control"]) if journal.get("new_control") else None
         try:
             if mapped == (journal.get("target"), journal.get("new_port")):
                 # the port moved: finish from where the journal stopped, but from the drain at the

@@ -1,0 +1,193 @@
+"""Test doubles for the agent's parts, after Faucet's fake tables and OVS's dummy datapath: an NF, the
+traffic of one virtual port, OneSwitch's port map and a launcher, all in memory. The migration runs
+against them unchanged, so its decisions (steps, rollback, recovery) are tested without root.
+
+The model keeps what makes a migration loss-free or not: packets of one numbered stream go to the NF
+the virtual port is mapped to, into its receive ring; an NF reads its ring whenever it answers a
+request (as the C NFs do), and processes what it read or, while buffering, holds it. Every packet
+processed is logged once, globally, so a test sees loss, duplication and reordering directly.
+"""
+from __future__ import annotations
+
+import dataclasses
+import struct
+import time
+
+from uno_agent.errors import Conflict
+from uno_agent.launcher import Instance, LaunchError
+from uno_nfs import NfControlError
+
+STATE_MAGIC = b"FNF1"
+
+
+class Traffic:
+    """One virtual port's packets: sequence numbers, each sent to the NF the port map points at."""
+
+    def __init__(self, portmap: FakePortMapper, vport: int, per_request: int = 3, stragglers: int = 0):
+        self.portmap, self.vport, self.per_request = portmap, vport, per_request
+        self.nfs: dict[tuple[str, str], FakeNf] = {}   # (side, port) -> the NF on that port
+        self.sent = 0
+        self.processed: list[int] = []                 # every packet any NF processed, in processing order
+        self.stragglers = stragglers                   # packets still on their way to the old NF at a remap
+        self.on_the_way: tuple[FakeNf | None, list[int]] = (None, [])
+        portmap.on_remap = self.strand
+
+    def strand(self) -> None:
+        """At a remap's switch-over: the last packets sent to the old NF are still on their way to it."""
+        nf = self.nfs.get(self.portmap.ports.get(self.vport))
+        seqs = list(range(self.sent + 1, self.sent + 1 + self.stragglers))
+        self.sent += self.stragglers
+        self.on_the_way = (nf, seqs)
+
+    def arrive(self) -> None:
+        """The packets on their way to the old NF reach its receive ring now."""
+        nf, seqs = self.on_the_way
+        if nf is not None and nf.alive:
+            nf.ring.extend(seqs)
+        self.on_the_way = (None, [])
+
+    def tick(self) -> None:
+        """Time passes: `per_request` more packets arrive where the port is mapped now."""
+        where = self.portmap.ports.get(self.vport)
+        nf = self.nfs.get(where)
+        for _ in range(self.per_request):
+            self.sent += 1
+            if nf is not None and nf.alive:
+                nf.ring.append(self.sent)
+
+
+class FakeNf:
+    """An NF's control channel and its packet path (see the module's docstring)."""
+
+    def __init__(self, traffic: Traffic, *, hold_packets: int | None = None):
+        self.traffic = traffic
+        self.ring: list[int] = []
+        self.buffering = hold_packets is not None
+        self.held: list[int] = []
+        self.count = 0                  # the state: packets processed by this NF or its predecessors
+        self.rx = 0
+        self.last_rx = time.monotonic()
+        self.alive = True
+        self.refuse_state = False
+        self.last_nf_seconds = 0.0
+
+    # the packet path
+    def _serve(self) -> None:
+        if not self.alive:
+            raise NfControlError("GONE", "the NF does not answer")
+        self.traffic.tick()
+        if self.ring:
+            self.rx += len(self.ring)
+            self.last_rx = time.monotonic()
+            got, self.ring = self.ring, []
+            if self.buffering:
+                self.held.extend(got)
+            else:
+                self._process(got)
+
+    def _process(self, packets: list[int]) -> None:
+        self.count += len(packets)
+        self.traffic.processed.extend(packets)
+
+    # NfControl's calls
+    def ping(self) -> bool:
+        self._serve()
+        return True
+
+    def stats(self) -> dict:
+        self._serve()
+        return {"rx": self.rx, "idle_us": int((time.monotonic() - self.last_rx) * 1e6), "buffered": len(self.held)}
+
+    def buffer_start(self) -> int:
+        self._serve()
+        self.buffering = True
+        return 0
+
+    def buffer_take_all(self) -> list[int]:
+        self._serve()
+        taken, self.held = self.held, []
+        return taken
+
+    def inject(self, packets: list[int]) -> int:
+        """Packets handed over go ahead of what this NF holds (they were sent earlier)."""
+        self._serve()
+        self.held = list(packets) + self.held
+        return len(packets)
+
+    def buffer_release(self) -> int:
+        self._serve()
+        released, self.held = self.held, []
+        self.buffering = False
+        self._process(released)
+        return len(released)
+
+    def state_get(self) -> bytes:
+        self._serve()
+        return STATE_MAGIC + struct.pack("!Q", self.count)
+
+    def state_put(self, blob: bytes, replace: bool = False) -> int:
+        self._serve()
+        if self.refuse_state or blob[:4] != STATE_MAGIC:
+            raise NfControlError("BAD_STATE", "the state does not decode")
+        self.count = struct.unpack("!Q", blob[4:12])[0]
+        return 1
+
+    def close(self) -> None:
+        pass
+
+
+class FakePortMapper:
+    """OneSwitch's /v1/ports: virtual port -> (switch, port); `refuse` makes remaps fail as OneSwitch's 409."""
+
+    def __init__(self):
+        self.ports: dict[int, tuple[str, str]] = {}
+        self.refuse = False
+        self.remaps = 0
+        self.on_remap = None  # called at the switch-over (Traffic strands packets on the old path)
+
+    def mappings(self) -> dict[int, tuple[str, str]]:
+        return dict(self.ports)
+
+    def remap(self, vport: int, switch_id: str, port: str) -> dict[str, float]:
+        if self.refuse:
+            raise Conflict(f"OneSwitch refused PUT /v1/ports/{vport}: no port {port} on {switch_id}")
+        if self.on_remap is not None:
+            self.on_remap()
+        self.ports[vport] = (switch_id, port)
+        self.remaps += 1
+        return {"add": 0.0, "switch": 0.0, "drain": 0.0}
+
+
+@dataclasses.dataclass
+class FakeLauncher:
+    """Starts fake NFs on the traffic's ports; control paths name them. `fail_start` refuses a start."""
+
+    traffic: Traffic
+    fail_start: bool = False
+    controls: dict[str, FakeNf] = dataclasses.field(default_factory=dict)
+    stopped: list[str] = dataclasses.field(default_factory=list)
+    published: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def start_nf(self, instance_id: str, binary: str, side: str, port: str, config_text: str | None, *,
+                 hold_packets: int | None = None) -> Instance:
+        if self.fail_start:
+            raise LaunchError(f"{binary} did not start: no room on {side}")
+        nf = FakeNf(self.traffic, hold_packets=hold_packets)
+        control = f"fake:{instance_id}"
+        self.controls[control] = nf
+        self.traffic.nfs[(side, port)] = nf
+        return Instance(pid=None, pid_start=None, port=port, control=control)
+
+    def stop(self, instance_id: str, kind: str, side: str | None, port: str | None, pid: int | None,
+             pid_start: int | None) -> None:
+        self.stopped.append(instance_id)
+        nf = self.controls.get(f"fake:{instance_id}")
+        if nf is not None:
+            nf.alive = False
+        self.traffic.nfs.pop((side, port), None)
+
+    def publish(self, server_id: str, control: str) -> None:
+        self.published[server_id] = control
+
+    def forget(self, instance_id: str) -> None:
+        pass

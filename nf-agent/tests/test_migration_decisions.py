@@ -1,0 +1,147 @@
+"""The migration's decisions without root, over the fakes (tests/fakes.py): a migration processes every
+packet once and in order; a failure at any step rolls back with nothing lost; an agent that dies at
+any step leaves a journal from which `recover` finishes or undoes the migration, again losing nothing."""
+from __future__ import annotations
+
+import pytest
+from fakes import FakeLauncher, FakePortMapper, Traffic
+
+from uno_agent.catalog import Flavor
+from uno_agent.inventory import Inventory, Server
+from uno_agent.migration import MigrationError, Migrator
+from uno_agent.migration_steps import JOURNALLED, STEPS
+
+VPORT = 5
+MONITOR = Flavor(id="monitor", name="monitor", kind="nf", host=None, snic=None, binary="monitor")
+
+
+class AgentDied(BaseException):
+    """The agent stopped at a step (as SIGKILL would stop it): nothing after it runs, no rollback."""
+
+
+class World:
+    """One NF on the host's port nfh0, mapped to virtual port 5, with its traffic flowing."""
+
+    def __init__(self, tmp_path):
+        self.inventory = Inventory(tmp_path / "inventory.db")
+        self.portmap = FakePortMapper()
+        self.traffic = Traffic(self.portmap, VPORT)
+        self.launcher = FakeLauncher(self.traffic)
+        first = self.launcher.start_nf("nf1-0", "monitor", "host", "nfh0", None)
+        self.portmap.ports[VPORT] = ("host", "nfh0")
+        self.inventory.add(Server(id="nf1", name="mon", flavor="monitor", kind="nf", status="ACTIVE", created_at=0.0,
+                                  side="host", vport=VPORT, port="nfh0", instance="nf1-0", control=first.control))
+        self._ports = iter(f"nfp{i}" for i in range(100))
+
+    def migrator(self, **kwargs) -> Migrator:
+        return Migrator(self.inventory, self.launcher, self.portmap, free_port=lambda: next(self._ports),
+                        nf_control=self.launcher.controls.__getitem__, **kwargs)
+
+    @property
+    def server(self) -> Server:
+        return self.inventory.get("nf1")
+
+    def live_nf(self):
+        return self.launcher.controls[self.server.control]
+
+    def assert_lossless_and_running(self, side: str) -> None:
+        """The NF runs on `side` where the port is mapped, has processed every packet that reached an NF once
+        and in order, and its state counts them all; more traffic is processed too."""
+        server = self.server
+        assert server.status == "ACTIVE" and server.migration is None and server.side == side
+        assert self.portmap.ports[VPORT] == (side, server.port)
+        nf = self.live_nf()
+        for _ in range(3):
+            nf.ping()
+        processed = self.traffic.processed
+        assert processed == list(range(1, len(processed) + 1)), "lost, duplicated or reordered"
+        assert len(processed) >= self.traffic.sent - self.traffic.per_request, "only the last arrivals may wait"
+        assert nf.count == len(processed), "the state reflects every packet"
+
+
+@pytest.fixture
+def world(tmp_path) -> World:
+    return World(tmp_path)
+
+
+def test_a_migration_processes_every_packet_once_and_in_order(world):
+    migrator = world.migrator()
+    migrator.migrate(world.server, MONITOR, "snic0")
+    world.assert_lossless_and_running("snic0")
+    report = migrator.reports[-1]
+    assert not report.rolled_back and report.packets_moved + report.held_by_new > 0
+    assert world.launcher.stopped == ["nf1-0"]
+    migrator.migrate(world.server, MONITOR, "host")
+    world.assert_lossless_and_running("host")
+
+
+@pytest.mark.parametrize("step", ["drain", "quiesce", "state", "release"])
+def test_stragglers_reaching_the_old_nf_late_go_ahead_of_what_the_new_one_held(world, step):
+    """Packets sent to the old NF before the switch-over may reach it while the migration goes on (before
+    the release: OneSwitch's drain and the agent's quiet time bound how late): each is processed before
+    every later packet, which the new NF holds meanwhile."""
+    world.traffic.stragglers = 4
+    world.migrator(on_step=lambda at: world.traffic.arrive() if at == step else None).migrate(
+        world.server, MONITOR, "snic0")
+    world.assert_lossless_and_running("snic0")
+
+
+def _new_nf_fails_to_start(w: World):
+    w.launcher.fail_start = True
+    return {}, None
+
+
+def _oneswitch_refuses_the_remap(w: World):
+    w.portmap.refuse = True
+    return {}, None
+
+
+def _the_state_is_damaged(w: World):
+    return {"state": "corrupt-state"}, None
+
+
+def _the_new_nf_refuses_the_state(w: World):
+    def refuse(step):
+        if step == "state":
+            w.launcher.controls[w.server.migration["new_control"]].refuse_state = True
+    return {}, refuse
+
+
+@pytest.mark.parametrize("fault, at, why", [
+    (_new_nf_fails_to_start, "start", "did not start"),
+    (_oneswitch_refuses_the_remap, "remap", "OneSwitch refused"),
+    (_the_state_is_damaged, "state", "does not decode"),
+    (_the_new_nf_refuses_the_state, "state", "does not decode"),
+])
+def test_a_failure_rolls_back_with_nothing_lost(world, fault, at, why):
+    faults, on_step = fault(world)
+    migrator = world.migrator(faults=faults, on_step=on_step)
+    with pytest.raises(MigrationError, match=f"failed at step '{at}'"):
+        migrator.migrate(world.server, MONITOR, "snic0")
+    report = migrator.reports[-1]
+    assert report.rolled_back and why in report.rollback_reason
+    world.assert_lossless_and_running("host")
+
+
+def test_packets_held_past_the_bound_roll_the_migration_back(world):
+    now = [1000.0]
+    migrator = world.migrator(clock=lambda: now[0], on_step=lambda step: now.__setitem__(0, now[0] + 0.6))
+    with pytest.raises(MigrationError, match="past 1 s"):
+        migrator.migrate(world.server, MONITOR, "snic0")
+    assert "waited" in migrator.reports[-1].rollback_reason
+    world.assert_lossless_and_running("host")
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_an_agent_that_dies_at_any_step_recovers_with_nothing_lost(world, step):
+    def die(at):
+        if at == step:
+            raise AgentDied(at)
+
+    with pytest.raises(AgentDied):
+        world.migrator(on_step=die).migrate(world.server, MONITOR, "snic0")
+    journal = world.server.migration
+    assert journal["step"] == max((s for s in JOURNALLED if STEPS.index(s) <= STEPS.index(step)), key=STEPS.index)
+    moved = STEPS.index(step) > STEPS.index("remap")
+    world.migrator().recover(world.server)
+    world.assert_lossless_and_running("snic0" if moved else "host")
