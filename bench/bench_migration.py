@@ -57,7 +57,7 @@ def _one_point(stack, mon, source, sink_ns, sink_ip, flows: int) -> list[dict]:
         target = "host" if side != "host" else "snic0"
         with NumberedUdp(source, sink_ns, sink_ip, flows=flows, pps=PPS, seconds=warm + 1.5) as run:
             time.sleep(warm)
-            stack.api("POST", f"/v2.1/servers/{mon['id']}/action", {"migrate": {"host": target}}, expect=202)
+            stack.migrate(mon["id"], target)
         report = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-1]
         samples.append(_sample(report, run))
         with NfControl(stack.control_socket(mon["id"])) as ctl:

@@ -14,7 +14,9 @@ import struct
 import time
 
 from uno_agent.errors import Conflict
+from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Instance, LaunchError
+from uno_agent.migration import Migrator
 from uno_nfs import NfControlError
 
 STATE_MAGIC = b"FNF1"
@@ -136,6 +138,12 @@ class FakeNf:
         pass
 
 
+class FakePlatform:
+    """A platform description with a host and one sNIC, nothing else."""
+
+    description = {"switches": [{"id": "host"}, {"id": "snic0"}], "vms": []}
+
+
 class FakePortMapper:
     """OneSwitch's /v1/ports: virtual port -> (switch, port); `refuse` makes remaps fail as OneSwitch's 409."""
 
@@ -191,3 +199,46 @@ class FakeLauncher:
 
     def forget(self, instance_id: str) -> None:
         pass
+
+
+VPORT = 5
+
+
+class World:
+    """One NF on the host's port nfh0, mapped to virtual port 5, with its traffic flowing."""
+
+    def __init__(self, tmp_path):
+        self.inventory = Inventory(tmp_path / "inventory.db")
+        self.portmap = FakePortMapper()
+        self.traffic = Traffic(self.portmap, VPORT)
+        self.launcher = FakeLauncher(self.traffic)
+        first = self.launcher.start_nf("nf1-0", "monitor", "host", "nfh0", None)
+        self.portmap.ports[VPORT] = ("host", "nfh0")
+        self.inventory.add(Server(id="nf1", name="mon", flavor="monitor", kind="nf", status="ACTIVE", created_at=0.0,
+                                  side="host", vport=VPORT, port="nfh0", instance="nf1-0", control=first.control))
+        self._ports = iter(f"nfp{i}" for i in range(100))
+
+    def migrator(self, **kwargs) -> Migrator:
+        return Migrator(self.inventory, self.launcher, self.portmap, free_port=lambda: next(self._ports),
+                        nf_control=self.launcher.controls.__getitem__, **kwargs)
+
+    @property
+    def server(self) -> Server:
+        return self.inventory.get("nf1")
+
+    def live_nf(self):
+        return self.launcher.controls[self.server.control]
+
+    def assert_lossless_and_running(self, side: str) -> None:
+        """The NF runs on `side` where the port is mapped, has processed every packet that reached an NF once
+        and in order, and its state counts them all; more traffic is processed too."""
+        server = self.server
+        assert server.status == "ACTIVE" and server.migration is None and server.side == side
+        assert self.portmap.ports[VPORT] == (side, server.port)
+        nf = self.live_nf()
+        for _ in range(3):
+            nf.ping()
+        processed = self.traffic.processed
+        assert processed == list(range(1, len(processed) + 1)), "lost, duplicated or reordered"
+        assert len(processed) >= self.traffic.sent - self.traffic.per_request, "only the last arrivals may wait"
+        assert nf.count == len(processed), "the state reflects every packet"

@@ -4,64 +4,17 @@ any step leaves a journal from which `recover` finishes or undoes the migration,
 from __future__ import annotations
 
 import pytest
-from fakes import FakeLauncher, FakePortMapper, Traffic
+from fakes import World
 
 from uno_agent.catalog import Flavor
-from uno_agent.inventory import Inventory, Server
-from uno_agent.migration import MigrationError, Migrator
+from uno_agent.migration import MigrationError
 from uno_agent.migration_steps import JOURNALLED, STEPS
 
-VPORT = 5
 MONITOR = Flavor(id="monitor", name="monitor", kind="nf", host=None, snic=None, binary="monitor")
 
 
 class AgentDied(BaseException):
     """The agent stopped at a step (as SIGKILL would stop it): nothing after it runs, no rollback."""
-
-
-class World:
-    """One NF on the host's port nfh0, mapped to virtual port 5, with its traffic flowing."""
-
-    def __init__(self, tmp_path):
-        self.inventory = Inventory(tmp_path / "inventory.db")
-        self.portmap = FakePortMapper()
-        self.traffic = Traffic(self.portmap, VPORT)
-        self.launcher = FakeLauncher(self.traffic)
-        first = self.launcher.start_nf("nf1-0", "monitor", "host", "nfh0", None)
-        self.portmap.ports[VPORT] = ("host", "nfh0")
-        self.inventory.add(Server(id="nf1", name="mon", flavor="monitor", kind="nf", status="ACTIVE", created_at=0.0,
-                                  side="host", vport=VPORT, port="nfh0", instance="nf1-0", control=first.control))
-        self._ports = iter(f"nfp{i}" for i in range(100))
-
-    def migrator(self, **kwargs) -> Migrator:
-        return Migrator(self.inventory, self.launcher, self.portmap, free_port=lambda: next(self._ports),
-                        nf_control=self.launcher.controls.__getitem__, **kwargs)
-
-    @property
-    def server(self) -> Server:
-        return self.inventory.get("nf1")
-
-    def live_nf(self):
-        return self.launcher.controls[self.server.control]
-
-    def assert_lossless_and_running(self, side: str) -> None:
-        """The NF runs on `side` where the port is mapped, has processed every packet that reached an NF once
-        and in order, and its state counts them all; more traffic is processed too."""
-        server = self.server
-        assert server.status == "ACTIVE" and server.migration is None and server.side == side
-        assert self.portmap.ports[VPORT] == (side, server.port)
-        nf = self.live_nf()
-        for _ in range(3):
-            nf.ping()
-        processed = self.traffic.processed
-        assert processed == list(range(1, len(processed) + 1)), "lost, duplicated or reordered"
-        assert len(processed) >= self.traffic.sent - self.traffic.per_request, "only the last arrivals may wait"
-        assert nf.count == len(processed), "the state reflects every packet"
-
-
-@pytest.fixture
-def world(tmp_path) -> World:
-    return World(tmp_path)
 
 
 def test_a_migration_processes_every_packet_once_and_in_order(world):

@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 import requests
 
@@ -78,6 +79,9 @@ def register(subparsers) -> None:
     migrate = action("migrate", "move an NF host <-> sNIC with its state, losing no packet")
     migrate.add_argument("server", help="id or name")
     migrate.add_argument("--to", help="host, snic0, ... (default: the other side)")
+    migrate.add_argument("--no-wait", action="store_true",
+                         help="return once the agent accepted the migration (it runs in the background)")
+    migrate.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for it (default 120)")
     migrate.add_argument("--json", action="store_true")
     migrate.set_defaults(func=_migrate)
 
@@ -180,11 +184,22 @@ def _migrate(args: argparse.Namespace) -> int:
     server = client.server(args.server)
     body = {"migrate": {"host": args.to} if args.to else None}
     moved = client.call("POST", f"/v2.1/servers/{server['id']}/action", body)["server"]
+    deadline = time.monotonic() + args.timeout
+    while not args.no_wait and moved["status"] == "MIGRATING":
+        if time.monotonic() > deadline:
+            raise SystemExit(f"unoctl: {moved['name']} still migrating after {args.timeout:g} s")
+        time.sleep(0.1)
+        moved = client.call("GET", f"/v2.1/servers/{server['id']}")["server"]
     if args.json:
         _print_json(moved)
     else:
         print(f"{moved['name']}: {server['OS-EXT-SRV-ATTR:hypervisor_hostname']} -> "
-              f"{moved['OS-EXT-SRV-ATTR:hypervisor_hostname']}")
+              f"{moved['OS-EXT-SRV-ATTR:hypervisor_hostname']}"
+              + (" (migrating)" if moved["status"] == "MIGRATING" else ""))
+    stayed = moved["OS-EXT-SRV-ATTR:hypervisor_hostname"] == server["OS-EXT-SRV-ATTR:hypervisor_hostname"]
+    if moved["status"] != "MIGRATING" and stayed:
+        raise SystemExit("unoctl: the migration was rolled back: "
+                         + (moved.get("fault") or {}).get("message", "see unoctl nf migrations"))
     return 0
 
 

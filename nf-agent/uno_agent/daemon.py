@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
     finally:
         monitor.stop()
+        service.close()
         service.inventory.close()
     return 0
 

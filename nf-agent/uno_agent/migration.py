@@ -194,10 +194,20 @@ class Migrator:
                 if s.migration and s.migration.get("new_port")}
 
     def migrate(self, server: Server, flavor: Flavor, target: str) -> Server:
+        """Moves `server` to `target` now: begin, then run."""
+        return self.run(self.begin(server, target), flavor)
+
+    def begin(self, server: Server, target: str) -> Server:
+        """Journals a migration of `server` to `target` (the server is MIGRATING from now on, and a
+        restarted agent finishes or undoes it); `run` carries it out."""
         journal = {"target": target, "new_port": self.free_port(), "step": "start",
                    "new_id": f"{server.id}-{int(self.clock() * 1000)}"}
-        run = _Run(self.inventory.update(server.id, status="MIGRATING", migration=journal), flavor,
-                   self.nf_control(server.control),
+        return self.inventory.update(server.id, status="MIGRATING", migration=journal)
+
+    def run(self, server: Server, flavor: Flavor) -> Server:
+        """Carries out the migration `begin` journalled; rolls back and raises MigrationError on failure."""
+        target = server.migration["target"]
+        run = _Run(server, flavor, self.nf_control(server.control),
                    MigrationReport(server=server.id, source=server.side, target=target))
         try:
             self._steps(run, STEPS, self.faults)

@@ -9,6 +9,7 @@ one lock; reads are lock-free.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import logging
 import threading
 import time
@@ -51,6 +52,9 @@ class AgentService:
         self.migrator = migrator
         self.clock = clock
         self._lock = threading.RLock()
+        # Migrations run here, one at a time, outside the lock: the migrate action answers at once (Nova's
+        # 202), and the server's status and /v2.1/uno/migrations say how it goes.
+        self._migrations = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="migration")
         self._decision: Decision | None = None
         self.counters = {"created": 0, "deleted": 0, "migrations": 0, "migration_failures": 0,
                          "placements": 0}
@@ -184,6 +188,9 @@ class AgentService:
     # -- migration and placement ---------------------------------------------------------
 
     def migrate(self, server_id: str, target: str | None, *, trigger: str) -> Server:
+        """Nova's migrate action: checked and journalled now (the server is MIGRATING from here on, and a
+        restarted agent finishes or undoes it), carried out in the background, one migration at a time.
+        A failure rolls back; the server is ACTIVE on its old side again, with a fault that says why."""
         with self._lock:
             server = self.server(server_id)
             flavor = self.flavor(server.flavor)
@@ -200,14 +207,30 @@ class AgentService:
                 raise Conflict(f"server {server.name!r} already runs on {target}")
             if self.migrator is None:
                 raise Conflict("migration is not available in this agent")
-            try:
-                moved = self.migrator.migrate(server, flavor, target)
-            except AgentError:
-                self.counters["migration_failures"] += 1
-                raise
-            self.counters["migrations"] += 1
-            log.info("migrated %s from %s to %s (%s)", server.name, server.side, target, trigger)
-            return moved
+            started = self.migrator.begin(server, target)
+        self._migrations.submit(self._carry_out, started, flavor, trigger)
+        return started
+
+    def _carry_out(self, server: Server, flavor: Flavor, trigger: str) -> None:
+        """Runs a migration `migrate` began (on the migration thread)."""
+        try:
+            moved = self.migrator.run(server, flavor)
+        except AgentError as exc:
+            self.counters["migration_failures"] += 1
+            self.inventory.update(server.id, fault=str(exc))
+            log.warning("migration of %s (%s) failed: %s", server.name, trigger, exc)
+            return
+        except Exception:  # the thread must go on with the next migration; recovery at restart sorts it out
+            log.exception("migration of %s (%s) stopped on an unexpected error", server.name, trigger)
+            return
+        self.counters["migrations"] += 1
+        if moved.fault is not None:
+            self.inventory.update(server.id, fault=None)
+        log.info("migrated %s from %s to %s (%s)", server.name, server.side, moved.side, trigger)
+
+    def close(self) -> None:
+        """Lets a migration under way finish; those only begun are undone by the next start's recovery."""
+        self._migrations.shutdown(wait=True, cancel_futures=True)
 
     def migrations(self) -> list[dict]:
         """Reports of the recent migrations, newest last (steps and their seconds, state size)."""
@@ -234,7 +257,10 @@ class AgentService:
             self._record_decision(decision)
             if apply:
                 for server_id, side in decision.moves.items():
-                    self.migrate(server_id, side, trigger=trigger)
+                    try:
+                        self.migrate(server_id, side, trigger=trigger)
+                    except Conflict as exc:  # e.g. still migrating from an earlier decision
+                        log.info("placement (%s): not moving %s: %s", trigger, server_id, exc)
             return decision.to_json()
 
     def read_counters(self) -> dict[Edge, int]:

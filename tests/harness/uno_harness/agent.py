@@ -144,6 +144,16 @@ class Stack:
         body = {"server": {"name": name, "flavorRef": flavor, **extra}}
         return self.api("POST", "/v2.1/servers", body, expect=202)["server"]
 
+    def migrate(self, server_id: str, to: str, timeout: float = 60) -> dict:
+        """Nova's migrate action, then the server once the migration is over (done, or rolled back with a fault)."""
+        started = self.api("POST", f"/v2.1/servers/{server_id}/action", {"migrate": {"host": to}}, expect=202)
+        assert started["server"]["status"] == "MIGRATING", started
+
+        def over():
+            server = self.api("GET", f"/v2.1/servers/{server_id}", expect=200)["server"]
+            return server if server["status"] != "MIGRATING" else None
+        return wait_for(over, timeout, f"the migration of {server_id} to {to}", interval=0.02)
+
     def vport_of(self, port_name: str) -> int:
         ports = http_json(f"http://127.0.0.1:{self.ports.rest}/v1/ports")[1]["ports"]
         return next(p["virtual_port"] for p in ports if p["port"] == port_name)

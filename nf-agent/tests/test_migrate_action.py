@@ -1,0 +1,44 @@
+"""The migrate action as Nova's: accepted at once (the server MIGRATING), carried out on the agent's
+migration thread, the result in the server's status and fault; over the fakes (tests/fakes.py)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from fakes import FakePlatform, World
+
+from uno_agent.catalog import Cost, Flavor
+from uno_agent.errors import Conflict
+from uno_agent.service import AgentService
+
+MONITOR = Flavor(id="monitor", name="monitor", kind="nf", host=Cost(0.1, 0.0, 16), snic=Cost(0.1, 0.0, 16),
+                 binary="monitor")
+
+
+def service_over(world: World, **migrator_kwargs) -> AgentService:
+    return AgentService(platform=FakePlatform(), inventory=world.inventory, flavors={"monitor": MONITOR},
+                        launcher=world.launcher, portmap=world.portmap, placer=None, traffic=None, flows_target="",
+                        migrator=world.migrator(**migrator_kwargs))
+
+
+def test_the_action_answers_at_once_and_the_migration_runs_behind_it(world):
+    go = threading.Event()
+    service = service_over(world, on_step=lambda step: go.wait(5) if step == "start" else None)
+    started = service.migrate("nf1", "snic0", trigger="test")
+    assert started.status == "MIGRATING" and started.side == "host"
+    with pytest.raises(Conflict, match="MIGRATING"):
+        service.migrate("nf1", "host", trigger="test")
+    go.set()
+    service.close()  # waits for the migration under way
+    world.assert_lossless_and_running("snic0")
+    assert service.counters["migrations"] == 1 and world.server.fault is None
+
+
+def test_a_migration_that_fails_leaves_the_server_active_with_a_fault(world):
+    world.portmap.refuse = True
+    service = service_over(world)
+    assert service.migrate("nf1", "snic0", trigger="test").status == "MIGRATING"
+    service.close()
+    assert "OneSwitch refused" in world.server.fault
+    assert service.counters["migration_failures"] == 1
+    world.assert_lossless_and_running("host")
