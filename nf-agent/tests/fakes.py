@@ -194,6 +194,11 @@ class FakeLauncher:
             nf.alive = False
         self.traffic.nfs.pop((side, port), None)
 
+    def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
+              netns: str | None = None) -> bool:
+        nf = self.controls.get(f"fake:{instance_id}")
+        return nf is not None and nf.alive
+
     def publish(self, server_id: str, control: str) -> None:
         self.published[server_id] = control
 

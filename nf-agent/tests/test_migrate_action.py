@@ -42,3 +42,15 @@ def test_a_migration_that_fails_leaves_the_server_active_with_a_fault(world):
     assert "OneSwitch refused" in world.server.fault
     assert service.counters["migration_failures"] == 1
     world.assert_lossless_and_running("host")
+
+
+def test_a_restart_finishes_a_journalled_migration_and_refuses_a_damaged_journal(world):
+    service = service_over(world)
+    world.inventory.update("nf1", status="MIGRATING", migration={"target": "snic0", "teleport": True})
+    report = service.recover()
+    assert report["dead"] == ["mon"]
+    assert world.server.status == "ERROR" and "journal is damaged" in world.server.fault
+
+    world.inventory.update("nf1", status="MIGRATING", migration=None, fault=None)
+    assert service.recover()["adopted"] == ["mon"], "MIGRATING with nothing journalled: nothing had started"
+    world.assert_lossless_and_running("host")

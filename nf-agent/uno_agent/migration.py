@@ -42,7 +42,7 @@ from uno_agent.catalog import Flavor
 from uno_agent.errors import AgentError, Conflict
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Launcher
-from uno_agent.migration_steps import CRASH_FAULTS, FAULTS, JOURNALLED, STEPS
+from uno_agent.migration_steps import CRASH_FAULTS, FAULTS, JOURNALLED, STEPS, Journal, recovery_steps
 from uno_agent.oneswitch import PortMapper
 from uno_nfs import NfControl, NfControlError
 from uno_platform import system
@@ -190,8 +190,7 @@ class Migrator:
         self.retired_losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 
     def ports_in_use(self) -> set[str]:
-        return {s.migration["new_port"] for s in self.inventory.list()
-                if s.migration and s.migration.get("new_port")}
+        return {Journal.of(s.migration).new_port for s in self.inventory.list() if s.migration}
 
     def migrate(self, server: Server, flavor: Flavor, target: str) -> Server:
         """Moves `server` to `target` now: begin, then run."""
@@ -200,13 +199,12 @@ class Migrator:
     def begin(self, server: Server, target: str) -> Server:
         """Journals a migration of `server` to `target` (the server is MIGRATING from now on, and a
         restarted agent finishes or undoes it); `run` carries it out."""
-        journal = {"target": target, "new_port": self.free_port(), "step": "start",
-                   "new_id": f"{server.id}-{int(self.clock() * 1000)}"}
-        return self.inventory.update(server.id, status="MIGRATING", migration=journal)
+        journal = Journal(target=target, new_port=self.free_port(), new_id=f"{server.id}-{int(self.clock() * 1000)}")
+        return self.inventory.update(server.id, status="MIGRATING", migration=journal.to_record())
 
     def run(self, server: Server, flavor: Flavor) -> Server:
         """Carries out the migration `begin` journalled; rolls back and raises MigrationError on failure."""
-        target = server.migration["target"]
+        target = Journal.of(server.migration).target
         run = _Run(server, flavor, self.nf_control(server.control),
                    MigrationReport(server=server.id, source=server.side, target=target))
         try:
@@ -246,18 +244,18 @@ class Migrator:
                            self.clock() - run.report.held_from)
 
     def _step(self, run: _Run, step: str, fault: str | None) -> None:
-        old, new, report, journal = run.old, run.new, run.report, run.server.migration
+        old, new, report, journal = run.old, run.new, run.report, Journal.of(run.server.migration)
         if step == "start":
             report.hold_packets = hold_packets(self._rate(old))
             run.new = self._start(run.server, run.flavor, report.hold_packets)
             run.server = self.inventory.get(run.server.id)
             if fault == "kill-new-nf":
-                kill_and_wait(run.server.migration["new_pid"])
+                kill_and_wait(Journal.of(run.server.migration).new_pid)
             self._check_alive(run.new, "the new NF")
         elif step == "remap":
             report.held_from = self.clock()
-            port = f"{journal['new_port']}-missing" if fault == "bad-port" else journal["new_port"]
-            report.remap_stages = self.portmap.remap(run.server.vport, journal["target"], port)
+            port = f"{journal.new_port}-missing" if fault == "bad-port" else journal.new_port
+            report.remap_stages = self.portmap.remap(run.server.vport, journal.target, port)
         elif step == "drain":
             self._move(old, new, QUIET_S)
         elif step == "quiesce":
@@ -289,8 +287,8 @@ class Migrator:
 
     def _journal(self, server: Server, **changes) -> Server:
         """Add `changes` to the journal as stored (steps add to it), and return the fresh record."""
-        current = self.inventory.get(server.id).migration
-        return self.inventory.update(server.id, migration={**current, **changes})
+        current = Journal.of(self.inventory.get(server.id).migration)
+        return self.inventory.update(server.id, migration=dataclasses.replace(current, **changes).to_record())
 
     @staticmethod
     def _rate(nf: NfControl) -> float:
@@ -300,9 +298,9 @@ class Migrator:
         return (nf.stats()["rx"] - before) / (time.perf_counter() - started)
 
     def _start(self, server: Server, flavor: Flavor, hold: int) -> NfControl:
-        journal = server.migration
-        instance = self.launcher.start_nf(journal["new_id"], flavor.binary, journal["target"],
-                                          journal["new_port"], server.config.get("nf_config"), hold_packets=hold)
+        journal = Journal.of(server.migration)
+        instance = self.launcher.start_nf(journal.new_id, flavor.binary, journal.target,
+                                          journal.new_port, server.config.get("nf_config"), hold_packets=hold)
         self._journal(server, new_pid=instance.pid, new_pid_start=instance.pid_start,
                       new_control=instance.control, new_netns=instance.netns)
         return self.nf_control(instance.control)
@@ -344,14 +342,14 @@ class Migrator:
         return self._drain(old, quiet_s, new.inject)
 
     def _retire(self, server: Server) -> Server:
-        journal = server.migration
-        self.launcher.publish(server.id, journal["new_control"])
+        journal = Journal.of(server.migration)
+        self.launcher.publish(server.id, journal.new_control)
         self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start)
         self.launcher.forget(server.instance)
         return self.inventory.update(
-            server.id, status="ACTIVE", side=journal["target"], port=journal["new_port"], instance=journal["new_id"],
-            pid=journal["new_pid"], pid_start=journal["new_pid_start"], control=journal["new_control"],
-            netns=journal.get("new_netns"), moved_at=self.clock(), migration=None)
+            server.id, status="ACTIVE", side=journal.target, port=journal.new_port, instance=journal.new_id,
+            pid=journal.new_pid, pid_start=journal.new_pid_start, control=journal.new_control,
+            netns=journal.new_netns, moved_at=self.clock(), migration=None)
 
     def _roll_back(self, server: Server, old: NfControl, new: NfControl | None) -> None:
         """Put the NF back on its old side, forwarding, with every packet processed once and in order.
@@ -361,14 +359,14 @@ class Migrator:
         receives after the remap back. Best effort at every step: a part that does not answer is
         logged and the rest still runs.
         """
-        journal = server.migration
+        journal = Journal.of(server.migration)
         try:
             old.buffer_start()
             stragglers = old.buffer_take_all()
         except (NfControlError, OSError) as exc:
             log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
             stragglers = []
-        if STEPS.index(journal["step"]) >= STEPS.index("remap"):
+        if journal.moved():
             self._remap_back(server)
         held = []
         if new is not None:
@@ -382,9 +380,9 @@ class Migrator:
             old.buffer_release()
         except (NfControlError, OSError) as exc:
             log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
-        self.launcher.stop(journal["new_id"], "nf", journal["target"], journal["new_port"],
-                           journal.get("new_pid"), journal.get("new_pid_start"))
-        self.launcher.forget(journal["new_id"])
+        self.launcher.stop(journal.new_id, "nf", journal.target, journal.new_port, journal.new_pid,
+                           journal.new_pid_start)
+        self.launcher.forget(journal.new_id)
         self.inventory.update(server.id, status="ACTIVE", migration=None)
 
     def _remap_back(self, server: Server) -> None:
@@ -397,18 +395,17 @@ class Migrator:
 
     def recover(self, server: Server) -> Server:
         """Finish or undo a migration the agent was running when it stopped."""
-        journal = server.migration or {}
-        mapped = self.portmap.mappings().get(server.vport)
+        if server.migration is None:  # MIGRATING, but nothing was journalled: nothing started
+            return self.inventory.update(server.id, status="ACTIVE")
+        journal = Journal.of(server.migration)
+        steps = recovery_steps(journal, self.portmap.mappings().get(server.vport))
         old = self.nf_control(server.control)
-        new = self.nf_control(journal["new_control"]) if journal.get("new_control") else None
+        new = self.nf_control(journal.new_control) if journal.new_control else None
         try:
-            if mapped == (journal.get("target"), journal.get("new_port")):
-                # the port moved: finish from where the journal stopped, but from the drain at the
-                # earliest, so that the new NF gets the old NF's final state
-                resume = max(STEPS.index(journal.get("step", "start")), STEPS.index("drain"))
+            if steps is not None:
                 run = _Run(server, None, old, MigrationReport(server=server.id, source=server.side,
-                                                              target=journal["target"]), new)
-                self._steps(run, STEPS[resume:], {})
+                                                              target=journal.target), new)
+                self._steps(run, steps, {})
                 server = run.server
                 log.info("recovered migration of %s: finished on %s", server.name, server.side)
             else:

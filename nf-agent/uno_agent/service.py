@@ -22,6 +22,7 @@ from uno_agent.flows import dump_virtual_flows, pair_counters
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Launcher, vm_index
 from uno_agent.migration import nf_loss_places
+from uno_agent.migration_steps import JournalError
 from uno_agent.monitor import Edge, TrafficMatrix
 from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Decision, Placer, port_node
@@ -362,7 +363,14 @@ class AgentService:
                     report["removed"].append(server.name)
                     continue
                 if server.status == "MIGRATING" and self.migrator is not None:
-                    server = self.migrator.recover(server)
+                    try:
+                        server = self.migrator.recover(server)
+                    except JournalError as exc:
+                        log.error("server %s: cannot finish or undo its migration: %s", server.name, exc)
+                        self.inventory.update(server.id, status="ERROR", migration=None,
+                                              fault=f"its migration journal is damaged: {exc}")
+                        report["dead"].append(server.name)
+                        continue
                 alive = self.launcher.alive(server.instance, server.kind, server.pid, server.pid_start,
                                             server.netns)
                 if alive:
