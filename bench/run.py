@@ -2,7 +2,8 @@
 
 Each module has `main(results_dir: pathlib.Path) -> dict`, writes its own
 bench/results/<name>.json, and returns a short summary that is printed here.
-Figures are ratios against a baseline measured in the same run (DESIGN.md).
+Figures are ratios against a baseline measured in the same run (DESIGN.md). At the end, each
+component's BENCHMARKS.md is generated again from bench/results (bench/tables.py).
 
     make bench                 # all of them
     BENCH=solver make bench    # only bench/bench_solver.py
@@ -13,6 +14,8 @@ import os
 import pathlib
 import sys
 import time
+
+from bench import tables
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -42,6 +45,8 @@ def main() -> int:
             continue
         print(json.dumps(summary, indent=2))
         print(f"== bench {name} took {time.monotonic() - start:.0f} s", flush=True)
+    for path in tables.write_all(results):
+        print(f"bench: wrote {path.relative_to(tables.REPO)}", flush=True)
     if failed:
         print(f"bench: failed: {', '.join(failed)}", file=sys.stderr)
         return 1
