@@ -14,6 +14,7 @@ import struct
 import time
 
 from uno_agent.errors import Conflict
+from uno_agent.faults import FaultInjector
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Instance, LaunchError
 from uno_agent.migration import Migrator
@@ -223,9 +224,16 @@ class World:
                                   side="host", vport=VPORT, port="nfh0", instance="nf1-0", control=first.control))
         self._ports = iter(f"nfp{i}" for i in range(100))
 
-    def migrator(self, **kwargs) -> Migrator:
-        return Migrator(self.inventory, self.launcher, self.portmap, free_port=lambda: next(self._ports),
-                        nf_control=self.launcher.controls.__getitem__, **kwargs)
+    def migrator(self, faults: dict[str, str] | None = None, **kwargs) -> Migrator:
+        """A migrator over the fakes; with `faults`, through a FaultInjector as the daemon builds it."""
+        if not faults:
+            return Migrator(self.inventory, self.launcher, self.portmap, free_port=lambda: next(self._ports),
+                            nf_control=self.launcher.controls.__getitem__, **kwargs)
+        injector = FaultInjector(faults)
+        return Migrator(self.inventory, injector.launcher(self.launcher), injector.portmap(self.portmap),
+                        free_port=lambda: next(self._ports),
+                        nf_control=injector.nf_control(self.launcher.controls.__getitem__),
+                        on_step=injector.on_step, **kwargs)
 
     @property
     def server(self) -> Server:

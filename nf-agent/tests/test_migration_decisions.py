@@ -68,7 +68,7 @@ def _the_new_nf_refuses_the_state(w: World):
 ])
 def test_a_failure_rolls_back_with_nothing_lost(world, fault, at, why):
     faults, on_step = fault(world)
-    migrator = world.migrator(faults=faults, on_step=on_step)
+    migrator = world.migrator(faults, on_step=on_step) if on_step else world.migrator(faults)
     with pytest.raises(MigrationError, match=f"failed at step '{at}'"):
         migrator.migrate(world.server, MONITOR, "snic0")
     report = migrator.reports[-1]

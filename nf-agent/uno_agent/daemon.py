@@ -21,6 +21,7 @@ import waitress
 import uno_platform
 from uno_agent import catalog, config
 from uno_agent.api import create_app
+from uno_agent.faults import FaultInjector
 from uno_agent.inventory import Inventory, InventoryError
 from uno_agent.launcher import Launcher, ProcessLauncher
 from uno_agent.libvirt_launcher import LibvirtLauncher
@@ -31,6 +32,7 @@ from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Placer
 from uno_agent.service import AgentService
 from uno_agent.unoctl import OneLineParser
+from uno_nfs import NfControl
 
 log = logging.getLogger("uno.agent")
 
@@ -80,8 +82,13 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
         placer=Placer(platform.description, flavors, threshold_cores=cfg.monitor.threshold_cores,
                       dampening_s=cfg.monitor.dampening_s),
         traffic=traffic, flows_target=cfg.oneswitch_openflow)
-    service.migrator = Migrator(service.inventory, launcher, portmap, free_port=service.free_port_name,
-                                faults=cfg.migration_faults)
+    if cfg.migration_faults:  # tests only: failures injected into the migrator's view of the parts
+        faults = FaultInjector(cfg.migration_faults)
+        service.migrator = Migrator(service.inventory, faults.launcher(launcher), faults.portmap(portmap),
+                                    free_port=service.free_port_name, nf_control=faults.nf_control(NfControl),
+                                    on_step=faults.on_step)
+    else:
+        service.migrator = Migrator(service.inventory, launcher, portmap, free_port=service.free_port_name)
     monitor = Monitor(service.read_counters, traffic,
                       lambda: service.reoptimize(apply=True, trigger="monitor"),
                       interval_s=cfg.monitor.interval_s, replace_every=cfg.monitor.replace_every,

@@ -42,7 +42,7 @@ from uno_agent.catalog import Flavor
 from uno_agent.errors import AgentError, Conflict
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Launcher
-from uno_agent.migration_steps import CRASH_FAULTS, FAULTS, JOURNALLED, STEPS, Journal, recovery_steps
+from uno_agent.migration_steps import JOURNALLED, STEPS, Journal, recovery_steps
 from uno_agent.oneswitch import PortMapper
 from uno_nfs import NfControl, NfControlError
 from uno_platform import system
@@ -138,11 +138,6 @@ def nf_losses(stats: dict) -> int:
     return sum(nf_loss_places(stats).values())
 
 
-def _corrupted(blob: bytes) -> bytes:
-    """The state with its format magic inverted: an import the new NF must refuse."""
-    return bytes(b ^ 0xFF for b in blob[:4]) + blob[4:]
-
-
 @dataclasses.dataclass
 class _Run:
     """One migration under way: the server record as journalled, and the two NFs' control clients."""
@@ -161,30 +156,22 @@ class _Run:
 
 
 class Migrator:
-    """Runs migrations.
+    """Runs migrations, and finishes or undoes one an earlier agent left (`recover`).
 
-    `faults` injects real failures at named steps, to test the rollback (never set in
-    production): {"start": "kill-new-nf"} kills the new NF once it runs, {"state":
-    "corrupt-state"} damages the exported state so the new NF refuses it, {"remap":
-    "bad-port"} asks OneSwitch to remap to a port that does not exist; "crash-agent" at any step
-    kills the agent itself as the step begins.
+    `on_step` is called as each step of a migration begins (not in a recovery): tests stop the
+    agent there, and faults.FaultInjector injects failures through it and the parts it wraps.
     """
 
     def __init__(self, inventory: Inventory, launcher: Launcher, portmap: PortMapper, *,
                  free_port: Callable[[], str], clock: Callable[[], float] = time.time,
-                 faults: dict[str, str] | None = None, nf_control: Callable[[str], NfControl] = NfControl,
-                 on_step: Callable[[str], None] | None = None):
-        unknown = {f"{k}={v}" for k, v in (faults or {}).items()} - set(FAULTS + CRASH_FAULTS)
-        if unknown:
-            raise ValueError(f"unknown migration faults {sorted(unknown)} (have: {', '.join(FAULTS + CRASH_FAULTS)})")
+                 nf_control: Callable[[str], NfControl] = NfControl, on_step: Callable[[str], None] | None = None):
         self.inventory = inventory
         self.launcher = launcher
         self.portmap = portmap
         self.free_port = free_port
         self.clock = clock
-        self.faults = faults or {}
         self.nf_control = nf_control  # an NF's control channel, by socket path (a fake in unit tests)
-        self.on_step = on_step        # called as each step begins (unit tests stop the agent there)
+        self.on_step = on_step        # called as each step of a migration begins
         self.reports: collections.deque[MigrationReport] = collections.deque(maxlen=REPORTS_KEPT)
         # what each server's retired NF instances lost, by place: the live instance counts only its own life
         self.retired_losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -208,7 +195,7 @@ class Migrator:
         run = _Run(server, flavor, self.nf_control(server.control),
                    MigrationReport(server=server.id, source=server.side, target=target))
         try:
-            self._steps(run, STEPS, self.faults)
+            self._steps(run, STEPS, self.on_step)
         except (AgentError, NfControlError, OSError) as exc:
             run.report.rolled_back = True
             run.report.rollback_reason = f"step '{run.step}': {exc}"
@@ -225,48 +212,40 @@ class Migrator:
                  report.held_window_s * 1e3, report.flows, report.state_bytes, report.packets_moved)
         return run.server
 
-    def _steps(self, run: _Run, steps: tuple[str, ...], faults: dict[str, str]) -> None:
+    def _steps(self, run: _Run, steps: tuple[str, ...], on_step: Callable[[str], None] | None) -> None:
         """Runs `steps` in order, each timed in the report, those of JOURNALLED journalled first."""
         for step in steps:
             run.step = step
             if step in JOURNALLED:
                 run.server = self._journal(run.server, step=step)
-            if self.on_step is not None:
-                self.on_step(step)
-            fault = faults.get(step)
-            if fault == "crash-agent":
-                os.kill(os.getpid(), signal.SIGKILL)
+            if on_step is not None:
+                on_step(step)
             started = time.perf_counter()
-            self._step(run, step, fault)
+            self._step(run, step)
             run.report.timings[step] = time.perf_counter() - started
             if run.report.held_from is not None and step not in ("release", "retire"):
                 check_hold(run.new.stats()["buffered"], run.report.hold_packets,
                            self.clock() - run.report.held_from)
 
-    def _step(self, run: _Run, step: str, fault: str | None) -> None:
+    def _step(self, run: _Run, step: str) -> None:
         old, new, report, journal = run.old, run.new, run.report, Journal.of(run.server.migration)
         if step == "start":
             report.hold_packets = hold_packets(self._rate(old))
             run.new = self._start(run.server, run.flavor, report.hold_packets)
             run.server = self.inventory.get(run.server.id)
-            if fault == "kill-new-nf":
-                kill_and_wait(Journal.of(run.server.migration).new_pid)
             self._check_alive(run.new, "the new NF")
         elif step == "remap":
             report.held_from = self.clock()
-            port = f"{journal.new_port}-missing" if fault == "bad-port" else journal.new_port
-            report.remap_stages = self.portmap.remap(run.server.vport, journal.target, port)
+            report.remap_stages = self.portmap.remap(run.server.vport, journal.target, journal.new_port)
         elif step == "drain":
             self._move(old, new, QUIET_S)
         elif step == "quiesce":
             old.buffer_start()
         elif step == "state":
-            if fault == "slow-state":
-                time.sleep(HOLD_BOUND_S * 1.5)
             started = time.perf_counter()
             blob = old.state_get()
             got = time.perf_counter()
-            report.flows = new.state_put(_corrupted(blob) if fault == "corrupt-state" else blob, replace=True)
+            report.flows = new.state_put(blob, replace=True)
             # the NFs time their own (de)serialisation; the rest of the two calls is transfer
             report.timings["serialise"] = old.last_nf_seconds
             report.timings["deserialise"] = new.last_nf_seconds
@@ -405,7 +384,7 @@ class Migrator:
             if steps is not None:
                 run = _Run(server, None, old, MigrationReport(server=server.id, source=server.side,
                                                               target=journal.target), new)
-                self._steps(run, steps, {})
+                self._steps(run, steps, None)
                 server = run.server
                 log.info("recovered migration of %s: finished on %s", server.name, server.side)
             else:
