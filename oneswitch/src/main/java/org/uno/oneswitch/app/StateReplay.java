@@ -42,6 +42,7 @@ import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.translate.RuleValidator;
 
 /**
  * Reads the state file's records into the state they hold, checking every part: each record is an
@@ -239,7 +240,9 @@ final class StateReplay {
             if (req.command() != FlowModRequest.Command.ADD) {
                 throw new Invalid("rule " + id + " is a flow_mod " + req.command() + ", not ADD");
             }
-            return req.newRule(id, 0);
+            VirtualRule rule = req.newRule(id, 0);
+            RuleValidator.rule(rule);
+            return rule;
         } catch (OpenFlowException e) {
             throw new Invalid("rule " + id + " is refused: " + e.describe());
         }
@@ -258,6 +261,7 @@ final class StateReplay {
             if (req.command() != GroupModRequest.Command.ADD) {
                 throw new Invalid("group " + req.group().id() + " is a group_mod " + req.command() + ", not ADD");
             }
+            RuleValidator.group(req.group());
             return req.group();
         } catch (OpenFlowException e) {
             throw new Invalid("a group is refused: " + e.describe());

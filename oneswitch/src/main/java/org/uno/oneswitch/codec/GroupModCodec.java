@@ -15,13 +15,12 @@ import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.VirtualGroup;
-import org.uno.oneswitch.translate.Layout;
-import org.uno.oneswitch.translate.Translator;
 
 /**
- * Decodes and validates a group_mod of the virtual switch, refusing what an OpenFlow 1.3 switch
- * refuses: reserved or out-of-range ids, an INDIRECT group without exactly one bucket, a
- * FAST_FAILOVER bucket that watches nothing, SELECT weights of zero, bad bucket actions.
+ * Decodes a group_mod of the virtual switch, refusing what the protocol forbids: out-of-range ids,
+ * an INDIRECT group without exactly one bucket, a FAST_FAILOVER bucket that watches nothing,
+ * SELECT weights of zero. What the virtual switch cannot honour (OneSwitch's own group ids,
+ * bucket actions) is refused by {@code RuleValidator} before the group is translated.
  */
 public final class GroupModCodec {
     /** The largest group id a controller may use (OFPG_MAX). */
@@ -45,9 +44,9 @@ public final class GroupModCodec {
             }
             return new GroupModRequest(command, new VirtualGroup(id, OFGroupType.ALL, List.of()));
         }
-        if (id > MAX_GROUP || Layout.reservedGroup(id)) {
+        if (id > MAX_GROUP) {
             throw new GroupModFailedException(OFGroupModFailedCode.INVALID_GROUP, "group id " + gm.getGroup()
-                    + (Layout.reservedGroup(id) ? " is reserved for OneSwitch's tag groups" : " is out of range"));
+                    + " is out of range");
         }
         OFGroupType type = gm.getGroupType();
         List<Bucket> buckets = new ArrayList<>();
@@ -63,7 +62,6 @@ public final class GroupModCodec {
 
     private static Bucket bucket(OFBucket b, OFGroupType type) throws OpenFlowException {
         List<Action> actions = InstructionCodec.decodeActions(b.getActions(), null);
-        Translator.checkActions(actions, false);
         boolean watches = !b.getWatchPort().equals(OFPort.ANY) || !b.getWatchGroup().equals(OFGroup.ANY);
         if (type == OFGroupType.FF && !watches) {
             throw new GroupModFailedException(OFGroupModFailedCode.BAD_WATCH, "a fast-failover bucket must watch a port "

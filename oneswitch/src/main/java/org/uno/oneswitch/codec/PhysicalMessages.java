@@ -31,17 +31,17 @@ import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.RuleKey;
-import org.uno.oneswitch.model.Bucket;
-import org.uno.oneswitch.translate.GroupChange;
-import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.plan.PhysicalChange;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalKey;
+import org.uno.oneswitch.plan.PlanChange;
 import org.uno.oneswitch.translate.Layout;
-import org.uno.oneswitch.translate.PhysicalGroup;
-import org.uno.oneswitch.translate.PlanChange;
-import org.uno.oneswitch.translate.PhysicalChange;
-import org.uno.oneswitch.translate.PhysicalKey;
 
 /**
  * OpenFlow messages to and from the physical switches: flow_mods for plan changes, packet-outs,

@@ -17,7 +17,7 @@ import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
-import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.plan.InstalledEntry;
 
 /**
  * Reads the counters of physical entries from their switches by cookie: a few entries are asked

@@ -10,12 +10,12 @@ import java.util.concurrent.CompletableFuture;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
-import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalKey;
+import org.uno.oneswitch.plan.PhysicalRule;
 import org.uno.oneswitch.translate.Owner;
-import org.uno.oneswitch.translate.PhysicalGroup;
-import org.uno.oneswitch.translate.PhysicalKey;
 import org.uno.oneswitch.translate.PhysicalPlan;
-import org.uno.oneswitch.translate.PhysicalRule;
 import org.uno.oneswitch.translate.Translation;
 
 /**

@@ -41,10 +41,11 @@ import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
-import org.uno.oneswitch.store.VirtualFlowTable;
+import org.uno.oneswitch.plan.InstalledEntry;
 import org.uno.oneswitch.store.IdTable;
-import org.uno.oneswitch.translate.InstalledEntry;
+import org.uno.oneswitch.store.VirtualFlowTable;
 import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.translate.RuleValidator;
 import org.uno.oneswitch.translate.Translation;
 
 /**
@@ -119,6 +120,7 @@ public final class FlowService {
         }
         Map<Owner, Translation> translations = new LinkedHashMap<>();
         for (VirtualRule r : change.upserts()) {
+            RuleValidator.rule(r);
             checkGroups(r);
             checkMeterExists(r);
             translations.put(Owner.rule(r.id()), planner.translate(r, ports.get()));

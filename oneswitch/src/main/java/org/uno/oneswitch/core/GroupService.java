@@ -22,6 +22,7 @@ import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.translate.RuleValidator;
 import org.uno.oneswitch.translate.Translation;
 
 /**
@@ -53,6 +54,7 @@ public final class GroupService {
         VirtualGroup g = req.group();
         switch (req.command()) {
             case ADD, MODIFY -> {
+                RuleValidator.group(g);
                 boolean exists = table.get(g.id()).isPresent();
                 if (req.command() == GroupModRequest.Command.ADD && exists) {
                     throw new GroupModFailedException(OFGroupModFailedCode.GROUP_EXISTS, "group " + g.id() + " exists");

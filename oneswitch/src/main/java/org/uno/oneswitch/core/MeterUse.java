@@ -6,7 +6,7 @@ import java.util.Set;
 
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.VirtualRule;
-import org.uno.oneswitch.translate.PhysicalRule;
+import org.uno.oneswitch.plan.PhysicalRule;
 import org.uno.oneswitch.translate.Translation;
 
 /**

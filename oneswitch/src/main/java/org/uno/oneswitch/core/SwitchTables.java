@@ -5,8 +5,8 @@ import java.util.Optional;
 
 import org.projectfloodlight.openflow.protocol.OFMeterFeatures;
 import org.uno.oneswitch.model.VirtualMeter;
-import org.uno.oneswitch.translate.InstalledEntry;
-import org.uno.oneswitch.translate.PhysicalGroup;
+import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.plan.PhysicalGroup;
 
 /**
  * What a physical switch reported when it connected: its flow, group and meter tables (for

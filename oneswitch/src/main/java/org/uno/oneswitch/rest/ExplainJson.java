@@ -11,8 +11,8 @@ import org.uno.oneswitch.core.ExplainService;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.plan.PhysicalGroup;
 import org.uno.oneswitch.translate.Owner;
-import org.uno.oneswitch.translate.PhysicalGroup;
 
 /** The JSON of the explain view (documented in oneswitch/README.md, "Explain"). */
 final class ExplainJson {

@@ -39,8 +39,8 @@ import org.uno.oneswitch.core.SwitchTables;
 import org.uno.oneswitch.model.MeterModRequest;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.VirtualMeter;
-import org.uno.oneswitch.translate.InstalledEntry;
-import org.uno.oneswitch.translate.PhysicalGroup;
+import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.plan.PhysicalGroup;
 
 /**
  * A physical switch connected to OneSwitch as to its controller: the handshake learns its datapath

@@ -16,6 +16,7 @@ import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
  * OneSwitch's own entries in every switch's dispatch table (see {@link Layout}): one entry per

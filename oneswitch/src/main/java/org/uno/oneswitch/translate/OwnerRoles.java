@@ -1,5 +1,7 @@
 package org.uno.oneswitch.translate;
 
+import org.uno.oneswitch.plan.PhysicalRule;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -41,8 +41,8 @@ public final class PacketOutTranslator {
 
     /** The physical packet-outs for a virtual one from {@code inPort} with {@code actions}. */
     public List<Part> translate(OFPort inPort, List<Action> actions, PortMap ports) throws OpenFlowException {
-        Translator.checkActions(actions, true);
-        boolean fromPort = Translator.isDataPort(inPort);
+        RuleValidator.actions(actions, true);
+        boolean fromPort = RuleValidator.isDataPort(inPort);
         if (!fromPort && !inPort.equals(OFPort.CONTROLLER) && !inPort.equals(OFPort.ANY)) {
             throw new BadRequestException(OFBadRequestCode.BAD_PORT, "packet_out in_port " + inPort
                     + " is neither a virtual port nor CONTROLLER");

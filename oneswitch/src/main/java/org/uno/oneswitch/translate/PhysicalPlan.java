@@ -14,6 +14,12 @@ import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.plan.PhysicalChange;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalKey;
+import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
  * The physical flow entries and groups that everything installed needs, with who needs each, and

@@ -1,5 +1,9 @@
 package org.uno.oneswitch.translate;
 
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.PhysicalChange;
+import org.uno.oneswitch.plan.PlanChange;
+
 import java.util.ArrayList;
 import java.util.List;
 

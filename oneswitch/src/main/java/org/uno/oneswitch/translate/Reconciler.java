@@ -8,6 +8,12 @@ import java.util.Map;
 
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.plan.PhysicalChange;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalKey;
+import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
  * What makes a physical switch's flow and group tables equal to the plan: entries missing or with

@@ -1,5 +1,11 @@
 package org.uno.oneswitch.translate;
 
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.PhysicalChange;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalKey;
+import org.uno.oneswitch.plan.PlanChange;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -25,6 +25,9 @@ import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalKey;
+import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
  * Collects, while one virtual rule or group is translated, the groups its action sets output

@@ -1,5 +1,8 @@
 package org.uno.oneswitch.translate;
 
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalRule;
+
 import java.util.List;
 
 /**

@@ -6,15 +6,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-import org.projectfloodlight.openflow.protocol.OFBadActionCode;
-import org.projectfloodlight.openflow.protocol.OFBadMatchCode;
-import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.types.OFPort;
-import org.uno.oneswitch.error.BadActionException;
-import org.uno.oneswitch.error.BadMatchException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
-import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
@@ -25,6 +19,8 @@ import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
  * Translates virtual rules and groups into physical entries (UNO paper §3.3.1, with flow-id tags).
@@ -48,10 +44,9 @@ public final class Translator {
 
     /**
      * The physical entries {@code rule} needs under {@code ports}: nothing when its ingress port
-     * is not mapped. Throws when the rule uses something OneSwitch cannot translate.
+     * is not mapped. The rule has passed {@link RuleValidator#rule}.
      */
     public Translation translate(VirtualRule rule, PortMap ports, TagSpace tags) throws OpenFlowException {
-        checkSupported(rule);
         TagRoutes routes = new TagRoutes(topology, ports, tags);
         List<PhysicalRule> instances = new ArrayList<>();
         Optional<OFPort> in = rule.match().inPort();
@@ -110,47 +105,5 @@ public final class Translator {
             }
         });
         return out;
-    }
-
-    /** Refuses what the translation cannot express, with the OpenFlow error for it. */
-    static void checkSupported(VirtualRule rule) throws OpenFlowException {
-        Optional<OFPort> in = rule.match().inPort();
-        if (in.isPresent() && !isDataPort(in.get())) {
-            throw new BadMatchException(OFBadMatchCode.BAD_VALUE, "in_port " + in.get() + " is not a port of this switch");
-        }
-        if (rule.match().has(MatchFields.IN_PHY_PORT)) {
-            throw new BadMatchException(OFBadMatchCode.BAD_FIELD, "in_phy_port is not supported");
-        }
-        for (Instruction ins : rule.instructions()) {
-            checkActions(actionsOf(ins), false);
-        }
-    }
-
-    /** Refuses outputs to reserved ports a virtual switch cannot honour and OneSwitch's own group ids. */
-    public static void checkActions(List<Action> actions, boolean packetOut) throws BadActionException {
-        for (Action a : actions) {
-            if (a instanceof Action.Group g && Layout.reservedGroup(Integer.toUnsignedLong(g.group().getGroupNumber()))) {
-                throw new BadActionException(OFBadActionCode.BAD_OUT_GROUP, "group " + g.group() + " does not exist");
-            }
-            if (a instanceof Action.Output o && !isDataPort(o.port()) && !o.port().equals(OFPort.FLOOD)
-                    && !o.port().equals(OFPort.ALL) && !o.port().equals(OFPort.IN_PORT)
-                    && !o.port().equals(OFPort.CONTROLLER) && !(packetOut && o.port().equals(OFPort.TABLE))) {
-                throw new BadActionException(OFBadActionCode.BAD_OUT_PORT, "output to " + o.port()
-                        + " is not supported by the virtual switch");
-            }
-        }
-    }
-
-    static List<Action> actionsOf(Instruction ins) {
-        if (ins instanceof Instruction.ApplyActions a) {
-            return a.actions();
-        }
-        return ins instanceof Instruction.WriteActions w ? w.actions() : List.of();
-    }
-
-    /** A port number that can be a virtual port (1..OFPP_MAX-1). */
-    static boolean isDataPort(OFPort port) {
-        int n = port.getPortNumber();
-        return n != 0 && Integer.compareUnsigned(n, OFPort.MAX.getPortNumber()) < 0;
     }
 }

@@ -43,9 +43,9 @@ import org.uno.oneswitch.model.MeterModRequest;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.plan.InstalledEntry;
 import org.uno.oneswitch.testing.Fixtures;
 import org.uno.oneswitch.testing.StateFixture;
-import org.uno.oneswitch.translate.InstalledEntry;
 
 /**
  * The state file: a snapshot and change records load as the state they describe, a restarted

@@ -6,10 +6,10 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.uno.oneswitch.codec.RuleText;
-import org.uno.oneswitch.translate.GroupChange;
-import org.uno.oneswitch.translate.PhysicalChange;
-import org.uno.oneswitch.translate.PhysicalGroup;
-import org.uno.oneswitch.translate.PhysicalRule;
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.PhysicalChange;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalRule;
 import org.uno.oneswitch.translate.PlanDiff;
 import org.uno.oneswitch.translate.Translation;
 

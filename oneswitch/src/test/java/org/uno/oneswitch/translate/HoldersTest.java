@@ -1,5 +1,7 @@
 package org.uno.oneswitch.translate;
 
+import org.uno.oneswitch.plan.PhysicalRule;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -23,6 +23,9 @@ import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.plan.PhysicalRule;
 import org.uno.oneswitch.testing.Fixtures;
 import org.uno.oneswitch.testing.Render;
 

@@ -13,6 +13,11 @@ import org.projectfloodlight.openflow.protocol.OFGroupType;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.RuleKey;
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.plan.PhysicalChange;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalKey;
 
 class ReconcilerTest {
     private static InstalledEntry entry(int port, int out, long cookie) {

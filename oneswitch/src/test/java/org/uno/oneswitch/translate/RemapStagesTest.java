@@ -14,6 +14,11 @@ import org.projectfloodlight.openflow.protocol.OFGroupType;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.RuleKey;
+import org.uno.oneswitch.plan.GroupChange;
+import org.uno.oneswitch.plan.PhysicalChange;
+import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.plan.PhysicalKey;
+import org.uno.oneswitch.plan.PhysicalRule;
 
 /** Which of a remap's changes are added first and which switch traffic over. */
 class RemapStagesTest {

@@ -26,6 +26,7 @@ import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.BadActionException;
+import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Bucket;
@@ -171,11 +172,15 @@ class TranslatorTest {
     }
 
     @Test
-    void refusesWhatItCannotTranslate() {
-        BadActionException reserved = assertThrows(BadActionException.class, () -> translate(rule(1, 1,
+    void theValidatorRefusesWhatNoTranslationExpresses() {
+        BadActionException reserved = assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1,
                 FlowMatch.ANY, apply(group(Layout.TAG_GROUP_BASE + 1)))));
         assertEquals(OFBadActionCode.BAD_OUT_GROUP, reserved.code());
-        assertThrows(BadActionException.class, () -> translate(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL)))));
+        assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL)))));
+        assertThrows(GroupModFailedException.class, () -> RuleValidator.group(new VirtualGroup(Layout.TAG_GROUP_BASE + 1,
+                OFGroupType.ALL, List.of())));
+        assertThrows(BadActionException.class, () -> RuleValidator.group(new VirtualGroup(3, OFGroupType.ALL,
+                List.of(Bucket.of(List.of(out(OFPort.LOCAL)))))));
     }
 
     private static Translator two() {

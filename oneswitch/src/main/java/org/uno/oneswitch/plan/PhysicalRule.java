@@ -1,4 +1,4 @@
-package org.uno.oneswitch.translate;
+package org.uno.oneswitch.plan;
 
 import java.util.List;
 import java.util.Objects;

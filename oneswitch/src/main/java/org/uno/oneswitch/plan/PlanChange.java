@@ -1,4 +1,4 @@
-package org.uno.oneswitch.translate;
+package org.uno.oneswitch.plan;
 
 /** A change to one physical switch: a flow entry ({@link PhysicalChange}) or a group ({@link GroupChange}). */
 public sealed interface PlanChange permits PhysicalChange, GroupChange {

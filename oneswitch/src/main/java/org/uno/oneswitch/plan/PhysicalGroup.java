@@ -1,4 +1,4 @@
-package org.uno.oneswitch.translate;
+package org.uno.oneswitch.plan;
 
 import java.util.List;
 import java.util.Objects;
@@ -12,7 +12,7 @@ import org.uno.oneswitch.model.Bucket;
  * the PCIe link(s).
  *
  * @param switchId the physical switch
- * @param groupId  the group id (a tag group's is {@link Layout#TAG_GROUP_BASE} + tag)
+ * @param groupId  the group id (a tag group's is {@code Layout.TAG_GROUP_BASE} + tag)
  * @param type     the group type
  * @param buckets  the buckets, with physical ports
  * @param tag      the tag a tag group pushes, else 0
