@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from uno_agent.migration_steps import JOURNALLED, STEPS, Journal, JournalError, recovery_steps
+from uno_agent.port_names import free_nf_port
 
 NEW = ("snic0", "nfp1")
 
@@ -38,3 +39,12 @@ def test_the_record_round_trips_and_a_damaged_one_is_refused():
                 {**j.to_record(), "step": "teleport"}):
         with pytest.raises(JournalError):
             Journal.of(bad)
+
+
+def test_a_port_name_is_free_of_servers_and_of_migrations_under_way(world):
+    assert free_nf_port(world.inventory, "p") == "pn0"
+    world.inventory.update("nf1", port="pn0")
+    world.migrator().begin(world.server, "snic0")  # reserves a new port for the move
+    assert world.server.migration["new_port"] == "nfp0"
+    world.inventory.update("nf1", migration={**world.server.migration, "new_port": "pn1"})
+    assert free_nf_port(world.inventory, "p") == "pn2"

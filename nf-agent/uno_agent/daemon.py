@@ -30,6 +30,7 @@ from uno_agent.migration import Migrator
 from uno_agent.monitor import Monitor, TrafficMatrix
 from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Placer
+from uno_agent.port_names import free_nf_port
 from uno_agent.service import AgentService
 from uno_agent.unoctl import OneLineParser
 from uno_nfs import NfControl
@@ -82,13 +83,18 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
         placer=Placer(platform.description, flavors, threshold_cores=cfg.monitor.threshold_cores,
                       dampening_s=cfg.monitor.dampening_s),
         traffic=traffic, flows_target=cfg.oneswitch_openflow)
+    inventory = service.inventory
+
+    def free_port() -> str:
+        return free_nf_port(inventory, platform.prefix)
+
     if cfg.migration_faults:  # tests only: failures injected into the migrator's view of the parts
         faults = FaultInjector(cfg.migration_faults)
         service.migrator = Migrator(service.inventory, faults.launcher(launcher), faults.portmap(portmap),
-                                    free_port=service.free_port_name, nf_control=faults.nf_control(NfControl),
+                                    free_port=free_port, nf_control=faults.nf_control(NfControl),
                                     on_step=faults.on_step)
     else:
-        service.migrator = Migrator(service.inventory, launcher, portmap, free_port=service.free_port_name)
+        service.migrator = Migrator(service.inventory, launcher, portmap, free_port=free_port)
     monitor = Monitor(service.read_counters, traffic,
                       lambda: service.reoptimize(apply=True, trigger="monitor"),
                       interval_s=cfg.monitor.interval_s, replace_every=cfg.monitor.replace_every,

@@ -176,9 +176,6 @@ class Migrator:
         # what each server's retired NF instances lost, by place: the live instance counts only its own life
         self.retired_losses: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 
-    def ports_in_use(self) -> set[str]:
-        return {Journal.of(s.migration).new_port for s in self.inventory.list() if s.migration}
-
     def migrate(self, server: Server, flavor: Flavor, target: str) -> Server:
         """Moves `server` to `target` now: begin, then run."""
         return self.run(self.begin(server, target), flavor)

@@ -26,13 +26,13 @@ from uno_agent.migration_steps import JournalError
 from uno_agent.monitor import Edge, TrafficMatrix
 from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Decision, Placer, port_node
+from uno_agent.port_names import free_nf_port
 from uno_nfs import NfControl, NfControlError
 from uno_platform.base import Platform
 from uno_platform.errors import PlatformError
 
 log = logging.getLogger(__name__)
 
-MAX_NF_PORTS = 1000
 
 
 class AgentService:
@@ -142,23 +142,14 @@ class AgentService:
                                          self.traffic_matrix.rates(), now=self.clock())
         side = decision.servers[server.id]
         self._record_decision(decision)
-        server = self.inventory.update(server.id, side=side, port=self.free_port_name(), instance=f"{server.id}-0")
+        port = free_nf_port(self.inventory, self.platform.prefix)
+        server = self.inventory.update(server.id, side=side, port=port, instance=f"{server.id}-0")
         nf = self.launcher.start_nf(server.instance, flavor.binary, side, server.port, nf_config)
         server = self.inventory.update(server.id, pid=nf.pid, pid_start=nf.pid_start, control=nf.control,
                                        netns=nf.netns)
         self.launcher.publish(server.id, nf.control)
         vport = self.portmap.add(side, server.port)
         return self.inventory.update(server.id, vport=vport, status="ACTIVE")
-
-    def free_port_name(self) -> str:
-        taken = {s.port for s in self.inventory.list() if s.port}
-        if self.migrator is not None:
-            taken |= self.migrator.ports_in_use()
-        for k in range(MAX_NF_PORTS):
-            name = f"{self.platform.prefix}n{k}"
-            if name not in taken:
-                return name
-        raise Conflict(f"all {MAX_NF_PORTS} NF port names are in use")
 
     def delete_server(self, server_id: str) -> None:
         with self._lock:

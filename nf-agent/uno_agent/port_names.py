@@ -1,0 +1,21 @@
+"""Names for the NFs' switch ports, free in the inventory: neither a server's port nor the new port a
+journalled migration reserved. One function over the store, so that the service (creating NFs) and the
+migrator (moving them) need not ask each other."""
+from __future__ import annotations
+
+from uno_agent.errors import Conflict
+from uno_agent.inventory import Inventory
+from uno_agent.migration_steps import Journal
+
+MAX_NF_PORTS = 1000
+
+
+def free_nf_port(inventory: Inventory, prefix: str) -> str:
+    """The first `<prefix>n<k>` no server and no migration under way uses."""
+    servers = inventory.list()
+    taken = {s.port for s in servers if s.port} | {Journal.of(s.migration).new_port for s in servers if s.migration}
+    for k in range(MAX_NF_PORTS):
+        name = f"{prefix}n{k}"
+        if name not in taken:
+            return name
+    raise Conflict(f"all {MAX_NF_PORTS} NF port names are in use")
