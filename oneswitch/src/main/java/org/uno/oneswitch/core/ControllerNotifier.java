@@ -1,17 +1,16 @@
 package org.uno.oneswitch.core;
 
-import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPortStatus;
 
 /**
  * Where the virtual switch's asynchronous messages go: every controller connection that should
- * receive them (by role and configuration). Implemented by the northbound endpoint.
+ * receive them (by role and configuration). Implemented by the northbound endpoint, which encodes
+ * the events.
  */
 public interface ControllerNotifier {
-    void packetIn(OFPacketIn msg);
+    void packetIn(VirtualPacketIn packet);
 
     void portStatus(OFPortStatus msg);
 
-    void flowRemoved(OFFlowRemoved msg);
+    void flowRemoved(RuleRemoved removed);
 }

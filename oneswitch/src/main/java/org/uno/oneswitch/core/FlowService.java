@@ -16,17 +16,14 @@ import java.util.function.Supplier;
 
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
-import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
 import org.projectfloodlight.openflow.protocol.OFFlowRemovedReason;
 import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
-import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.uno.oneswitch.codec.MatchCodec;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.BadInstructionException;
 import org.uno.oneswitch.error.MeterModFailedException;
@@ -64,7 +61,6 @@ public final class FlowService {
     private final IdTable<VirtualMeter> meters;
     private final PlanService planner;
     private final Supplier<PortMap> ports;
-    private final PhysicalNetwork net;
     private final ControllerNotifier notifier;
     private final LongSupplier clock;
     private final Runnable changed;
@@ -76,14 +72,13 @@ public final class FlowService {
     private boolean idlePollPending;
 
     public FlowService(VirtualFlowTable table, IdTable<VirtualGroup> groups, IdTable<VirtualMeter> meters,
-                       PlanService planner, Supplier<PortMap> ports, PhysicalNetwork net, ControllerNotifier notifier,
+                       PlanService planner, Supplier<PortMap> ports, ControllerNotifier notifier,
                        LongSupplier clock, Runnable changed, Refusals refusals) {
         this.table = table;
         this.groups = groups;
         this.meters = meters;
         this.planner = planner;
         this.ports = ports;
-        this.net = net;
         this.notifier = notifier;
         this.clock = clock;
         this.changed = changed;
@@ -468,15 +463,10 @@ public final class FlowService {
         }
         long now = clock.getAsLong();
         finalCounts.thenAccept(counts -> {
-            OFFactory f = net.factory();
             for (VirtualRule r : rules) {
-                Counts c = counts.getOrDefault(r.id(), Counts.ZERO);
                 Age age = Age.since(r.installedNanos(), now);
-                notifier.flowRemoved(f.buildFlowRemoved().setCookie(r.cookie()).setPriority(r.priority())
-                        .setReason(reason).setTableId(TableId.of(r.table())).setDurationSec(age.seconds())
-                        .setDurationNsec(age.nanos()).setIdleTimeout(r.idleTimeout())
-                        .setHardTimeout(r.hardTimeout()).setPacketCount(U64.of(c.packets()))
-                        .setByteCount(U64.of(c.bytes())).setMatch(MatchCodec.encode(r.match(), f)).build());
+                notifier.flowRemoved(new RuleRemoved(r, reason, age.seconds(), age.nanos(),
+                        counts.getOrDefault(r.id(), Counts.ZERO)));
             }
         });
     }

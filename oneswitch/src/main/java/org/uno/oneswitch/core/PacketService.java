@@ -8,13 +8,10 @@ import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFMatchV3;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
-import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFPort;
-import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.uno.oneswitch.codec.MatchCodec;
 import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.model.Action;
@@ -74,10 +71,7 @@ public final class PacketService {
         FlowMatch physical = pi.getMatch() instanceof OFMatchV3 v3 ? FlowMatch.of(v3.getOxmList()) : FlowMatch.ANY;
         FlowMatch match = physical.without(java.util.EnumSet.of(MatchFields.IN_PHY_PORT)).withInPort(virtual.get());
         U64 cookie = flows.ruleOfCookie(pi.getCookie()).map(r -> r.cookie()).orElse(pi.getCookie());
-        OFFactory f = net.factory();
-        notifier.packetIn(f.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(pi.getTotalLen())
-                .setReason(pi.getReason()).setTableId(TableId.of(table)).setCookie(cookie)
-                .setMatch(MatchCodec.encode(match, f)).setData(pi.getData()).build());
+        notifier.packetIn(new VirtualPacketIn(pi.getReason(), table, cookie, match, pi.getTotalLen(), pi.getData()));
     }
 
     /** A PACKET_OUT of the virtual switch; physical errors it causes go to {@code onError}. */

@@ -76,7 +76,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.plan = new PhysicalPlan(new TagSpace());
         this.planner = new PlanService(plan, new Translator(topology), table, groupTable, net);
         Runnable changed = this::changed;
-        this.flows = new FlowService(table, groupTable, meterTable, planner, portMap::current, net, notifier, clock,
+        this.flows = new FlowService(table, groupTable, meterTable, planner, portMap::current, notifier, clock,
                 changed, refusals);
         this.groups = new GroupService(groupTable, planner, flows, portMap::current, changed, refusals);
         this.meters = new MeterService(meterTable, flows, net, topology, changed, refusals);

@@ -5,13 +5,18 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
+import org.projectfloodlight.openflow.protocol.OFFactories;
+import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPortStatus;
+import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.protocol.ver13.OFFlowRemovedReasonSerializerVer13;
 import org.projectfloodlight.openflow.protocol.ver13.OFPacketInReasonSerializerVer13;
 import org.projectfloodlight.openflow.protocol.ver13.OFPortReasonSerializerVer13;
 import org.uno.oneswitch.core.ControllerNotifier;
+import org.uno.oneswitch.core.RuleRemoved;
+import org.uno.oneswitch.core.VirtualPacketIn;
 
 /**
  * The open controller connections, and who gets which asynchronous message: as each connection's
@@ -21,6 +26,7 @@ import org.uno.oneswitch.core.ControllerNotifier;
  * controller that stops reading loses PACKET_INs rather than making OneSwitch buffer without end.
  */
 final class Controllers implements ControllerNotifier {
+    private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     private final Set<ControllerConnection> connections = new LinkedHashSet<>();
 
     void add(ControllerConnection c) {
@@ -48,7 +54,8 @@ final class Controllers implements ControllerNotifier {
 
     /** PACKET_INs are dropped for a connection whose controller does not keep up (its buffer is full). */
     @Override
-    public void packetIn(OFPacketIn msg) {
+    public void packetIn(VirtualPacketIn packet) {
+        OFPacketIn msg = AsyncMessages.packetIn(OF13, packet);
         int reason = OFPacketInReasonSerializerVer13.toWireValue(msg.getReason());
         for (ControllerConnection c : connections) {
             if (c.receivesAsync() && c.async().packetIn(c.role(), reason) && c.writable()) {
@@ -58,7 +65,8 @@ final class Controllers implements ControllerNotifier {
     }
 
     @Override
-    public void flowRemoved(OFFlowRemoved msg) {
+    public void flowRemoved(RuleRemoved removed) {
+        OFFlowRemoved msg = AsyncMessages.flowRemoved(OF13, removed);
         int reason = OFFlowRemovedReasonSerializerVer13.toWireValue(msg.getReason());
         for (ControllerConnection c : connections) {
             if (c.receivesAsync() && c.async().flowRemoved(c.role(), reason)) {

@@ -2,13 +2,17 @@ package org.uno.oneswitch.testing;
 
 import java.util.List;
 
-import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
 import org.projectfloodlight.openflow.protocol.OFMessage;
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPortStatus;
 import org.uno.oneswitch.core.ControllerNotifier;
+import org.uno.oneswitch.core.RuleRemoved;
+import org.uno.oneswitch.core.VirtualPacketIn;
+import org.uno.oneswitch.endpoint.AsyncMessages;
 
-/** A controller side that keeps every asynchronous message it is sent, in order, in {@code sent}. */
+/**
+ * A controller side that keeps every asynchronous message it is sent, in order, in {@code sent}, as the
+ * northbound endpoint encodes it.
+ */
 public final class RecordingNotifier implements ControllerNotifier {
     private final List<OFMessage> sent;
 
@@ -17,8 +21,8 @@ public final class RecordingNotifier implements ControllerNotifier {
     }
 
     @Override
-    public void packetIn(OFPacketIn msg) {
-        sent.add(msg);
+    public void packetIn(VirtualPacketIn packet) {
+        sent.add(AsyncMessages.packetIn(Fixtures.OF13, packet));
     }
 
     @Override
@@ -27,7 +31,7 @@ public final class RecordingNotifier implements ControllerNotifier {
     }
 
     @Override
-    public void flowRemoved(OFFlowRemoved msg) {
-        sent.add(msg);
+    public void flowRemoved(RuleRemoved removed) {
+        sent.add(AsyncMessages.flowRemoved(Fixtures.OF13, removed));
     }
 }
