@@ -8,6 +8,7 @@ import org.projectfloodlight.openflow.protocol.errormsg.OFBadMatchErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFBadRequestErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFFlowModFailedErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFGroupModFailedErrorMsg;
+import org.projectfloodlight.openflow.protocol.errormsg.OFMeterModFailedErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFPortModFailedErrorMsg;
 
 /**
@@ -33,6 +34,8 @@ public final class PhysicalErrors {
             return new BadRequestException(x.getCode(), reason);
         } else if (e instanceof OFGroupModFailedErrorMsg x) {
             return new GroupModFailedException(x.getCode(), reason);
+        } else if (e instanceof OFMeterModFailedErrorMsg x) {
+            return new MeterModFailedException(x.getCode(), reason);
         } else if (e instanceof OFPortModFailedErrorMsg x) {
             return new PortModFailedException(x.getCode(), reason);
         }

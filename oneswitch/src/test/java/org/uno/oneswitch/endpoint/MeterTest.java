@@ -156,6 +156,24 @@ class MeterTest {
     }
 
     @Test
+    void aMeterABridgeRefusesIsNotKeptAndTheControllerHearsWhyOnce() {
+        h.net.failNext(OF13.errorMsgs().buildMeterModFailedErrorMsg().setCode(OFMeterModFailedCode.BAD_RATE).build());
+        c.send(meter(7, OFMeterModCommand.ADD, 5, 0));
+        List<OFMessage> got = barrier();
+        OFMeterModFailedErrorMsg e = assertInstanceOf(OFMeterModFailedErrorMsg.class, got.get(0));
+        assertEquals(7, e.getXid());
+        assertEquals(OFMeterModFailedCode.BAD_RATE, e.getCode());
+        assertEquals(OFType.BARRIER_REPLY, got.get(got.size() - 1).getType());
+        assertEquals(1, got.stream().filter(OFMeterModFailedErrorMsg.class::isInstance).count());
+        c.send(OF13.buildMeterConfigStatsRequest().setXid(8).setMeterId(ALL_METERS).build());
+        assertTrue(assertInstanceOf(OFMeterConfigStatsReply.class, c.received().get(0)).getEntries().isEmpty(),
+                "the refused meter is gone");
+        c.send(metered(9, inPort(1), 5));
+        assertEquals(OFMeterModFailedCode.UNKNOWN_METER,
+                assertInstanceOf(OFMeterModFailedErrorMsg.class, c.received().get(0)).getCode());
+    }
+
+    @Test
     void aReconnectingSwitchGetsTheMetersItLacksAndLosesStrayOnes() {
         c.send(meter(1, OFMeterModCommand.ADD, 5, 1000));
         barrier();
