@@ -249,10 +249,7 @@ final class StateReplay {
     }
 
     private static VirtualGroup group(JsonNode n) throws Invalid {
-        if (!n.isTextual()) {
-            throw new Invalid("a group must be a hex string, not " + n.getNodeType());
-        }
-        OFMessage m = message(n.asText(), "a group");
+        OFMessage m = stored(n, "a group");
         if (!(m instanceof OFGroupMod gm)) {
             throw new Invalid("a group is a " + m.getType() + ", not a GROUP_MOD");
         }
@@ -269,10 +266,7 @@ final class StateReplay {
     }
 
     private static VirtualMeter meter(JsonNode n) throws Invalid {
-        if (!n.isTextual()) {
-            throw new Invalid("a meter must be a hex string, not " + n.getNodeType());
-        }
-        OFMessage m = message(n.asText(), "a meter");
+        OFMessage m = stored(n, "a meter");
         if (!(m instanceof OFMeterMod mm) || mm.getCommand() != OFMeterModCommand.ADD) {
             throw new Invalid("a meter is a " + m.getType() + ", not a METER_MOD ADD");
         }
@@ -281,6 +275,14 @@ final class StateReplay {
         } catch (OpenFlowException e) {
             throw new Invalid("a meter is refused: " + e.describe());
         }
+    }
+
+    /** A list entry that must be an OpenFlow 1.3 message in hex ({@link #message}). */
+    private static OFMessage stored(JsonNode n, String what) throws Invalid {
+        if (!n.isTextual()) {
+            throw new Invalid(what + " must be a hex string, not " + n.getNodeType());
+        }
+        return message(n.asText(), what);
     }
 
     /** An OpenFlow 1.3 message in hex, whose length field is its length. */

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -67,6 +68,8 @@ public final class FlowService {
     private final Refusals refusals;
     private final Expiry expiry = new Expiry();
     private final ActionSetRule actionSets = new ActionSetRule();
+    /** Meter id -> the ids of the rules that apply it (kept by store and forget, so no check scans the table). */
+    private final Map<Long, Set<Long>> meterUsers = new HashMap<>();
     private long flowMods;
     private long flowModNanos;
     private boolean idlePollPending;
@@ -194,13 +197,12 @@ public final class FlowService {
      * has no removal reason for it, so controllers hear DELETE.
      */
     void removeUsersOfMeter(long meterId) {
-        removeAll(table.all().stream().filter(r -> MeterUse.meterOf(r).orElse(-1) == meterId).toList(),
-                OFFlowRemovedReason.DELETE);
+        removeAll(usersOfMeter(meterId), OFFlowRemovedReason.DELETE);
     }
 
-    /** How many rules apply meter {@code meterId}. */
-    long usersOfMeter(long meterId) {
-        return table.all().stream().filter(r -> MeterUse.meterOf(r).orElse(-1) == meterId).count();
+    /** The rules that apply meter {@code meterId}. */
+    List<VirtualRule> usersOfMeter(long meterId) {
+        return meterUsers.getOrDefault(meterId, Set.of()).stream().map(id -> table.byId(id).orElseThrow()).toList();
     }
 
     private void removeAll(List<VirtualRule> users, OFFlowRemovedReason reason) {
@@ -355,11 +357,26 @@ public final class FlowService {
 
     /** Stores {@code r} (new or replacing the rule with its id). */
     private void store(VirtualRule r) {
-        table.byId(r.id()).filter(ActionSetRule::writesActions).ifPresent(actionSets::remove);
+        table.byId(r.id()).ifPresent(this::unindex);
         table.put(r);
         if (ActionSetRule.writesActions(r)) {
             actionSets.add(r);
         }
+        MeterUse.meterOf(r).ifPresent(m -> meterUsers.computeIfAbsent(m, x -> new TreeSet<>()).add(r.id()));
+    }
+
+    /** Takes {@code r} out of the action-set rule and the meter index (it is being replaced or removed). */
+    private void unindex(VirtualRule r) {
+        if (ActionSetRule.writesActions(r)) {
+            actionSets.remove(r);
+        }
+        MeterUse.meterOf(r).ifPresent(m -> {
+            Set<Long> users = meterUsers.get(m);
+            users.remove(r.id());
+            if (users.isEmpty()) {
+                meterUsers.remove(m);
+            }
+        });
     }
 
     /** Refuses a rule applying a group that does not exist (OpenFlow's BAD_OUT_GROUP). */
@@ -410,14 +427,15 @@ public final class FlowService {
         if (at.isEmpty()) {
             return;
         }
-        for (VirtualRule u : table.all()) {
-            OptionalLong m = MeterUse.meterOf(u);
-            if (m.isEmpty() || changing.contains(u.id()) || !at.containsKey(m.getAsLong())) {
-                continue;
-            }
-            for (String s : MeterUse.switchesOf(planner.plan().translationOf(Owner.rule(u.id())))) {
-                if (!s.equals(at.get(m.getAsLong()))) {
-                    throw meterSplit(m.getAsLong(), s, at.get(m.getAsLong()));
+        for (Map.Entry<Long, String> meter : at.entrySet()) {
+            for (long user : meterUsers.getOrDefault(meter.getKey(), Set.of())) {
+                if (changing.contains(user)) {
+                    continue;
+                }
+                for (String s : MeterUse.switchesOf(planner.plan().translationOf(Owner.rule(user)))) {
+                    if (!s.equals(meter.getValue())) {
+                        throw meterSplit(meter.getKey(), s, meter.getValue());
+                    }
                 }
             }
         }
@@ -445,7 +463,7 @@ public final class FlowService {
     }
 
     private void forget(long id) {
-        table.byId(id).filter(ActionSetRule::writesActions).ifPresent(actionSets::remove);
+        table.byId(id).ifPresent(this::unindex);
         table.remove(id);
         expiry.forget(id);
         planner.forgetCarried(id);

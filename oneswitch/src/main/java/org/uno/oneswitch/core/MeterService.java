@@ -246,7 +246,8 @@ public final class MeterService {
             }
             List<OFMeterStats> out = new ArrayList<>();
             for (VirtualMeter m : wanted) {
-                out.add(sum(net.factory(), m, copies.getOrDefault(m.id(), List.of()), flows.usersOfMeter(m.id())));
+                long users = flows.usersOfMeter(m.id()).size();
+                out.add(sum(net.factory(), m, copies.getOrDefault(m.id(), List.of()), users));
             }
             return out;
         });
