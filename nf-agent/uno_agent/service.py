@@ -34,7 +34,6 @@ from uno_platform.errors import PlatformError
 log = logging.getLogger(__name__)
 
 
-
 class AgentService:
     """What the API and the monitor call; owns the inventory's consistency with the world."""
 
