@@ -37,9 +37,15 @@ def test_the_action_answers_at_once_and_the_migration_runs_behind_it(world):
 def test_a_migration_that_fails_leaves_the_server_active_with_a_fault(world):
     world.portmap.refuse = True
     service = service_over(world)
+    updates = []
+    update = world.inventory.update
+    world.inventory.update = lambda server_id, **fields: updates.append(fields) or update(server_id, **fields)
     assert service.migrate("nf1", "snic0", trigger="test").status == "MIGRATING"
     service.close()
     assert "OneSwitch refused" in world.server.fault
+    back = [u for u in updates if u.get("status") == "ACTIVE"]
+    assert back and all("OneSwitch refused" in u.get("fault", "") for u in back), \
+        "whoever sees the server ACTIVE again sees why at once"
     assert service.counters["migration_failures"] == 1
     world.assert_lossless_and_running("host")
 

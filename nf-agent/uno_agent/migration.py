@@ -197,9 +197,11 @@ class Migrator:
             run.report.rolled_back = True
             run.report.rollback_reason = f"step '{run.step}': {exc}"
             self.reports.append(run.report)
-            self._roll_back(self.inventory.get(server.id), run.old, run.new)
-            raise MigrationError(f"migration of {server.name} to {target} failed at step "
-                                 f"'{run.step}': {exc}; it stays on {run.report.source}") from exc
+            error = MigrationError(f"migration of {server.name} to {target} failed at step "
+                                   f"'{run.step}': {exc}; it stays on {run.report.source}")
+            # the fault is written with the ACTIVE status: whoever sees the one sees the other
+            self._roll_back(self.inventory.get(server.id), run.old, run.new, fault=str(error))
+            raise error from exc
         finally:
             run.close()
         report = run.report
@@ -325,9 +327,9 @@ class Migrator:
         return self.inventory.update(
             server.id, status="ACTIVE", side=journal.target, port=journal.new_port, instance=journal.new_id,
             pid=journal.new_pid, pid_start=journal.new_pid_start, control=journal.new_control,
-            netns=journal.new_netns, moved_at=self.clock(), migration=None)
+            netns=journal.new_netns, moved_at=self.clock(), migration=None, fault=None)
 
-    def _roll_back(self, server: Server, old: NfControl, new: NfControl | None) -> None:
+    def _roll_back(self, server: Server, old: NfControl, new: NfControl | None, fault: str | None = None) -> None:
         """Put the NF back on its old side, forwarding, with every packet processed once and in order.
 
         The old NF holds while the port moves back. What it held before (stragglers, sent before
@@ -359,7 +361,8 @@ class Migrator:
         self.launcher.stop(journal.new_id, "nf", journal.target, journal.new_port, journal.new_pid,
                            journal.new_pid_start)
         self.launcher.forget(journal.new_id)
-        self.inventory.update(server.id, status="ACTIVE", migration=None)
+        self.inventory.update(server.id, status="ACTIVE", migration=None,
+                              **({"fault": fault} if fault is not None else {}))
 
     def _remap_back(self, server: Server) -> None:
         """Point the virtual port at the old port again, if the remap took effect."""

@@ -206,17 +206,14 @@ class AgentService:
         """Runs a migration `migrate` began (on the migration thread)."""
         try:
             moved = self.migrator.run(server, flavor)
-        except AgentError as exc:
+        except AgentError as exc:  # rolled back: the server is ACTIVE again, with the fault
             self.counters["migration_failures"] += 1
-            self.inventory.update(server.id, fault=str(exc))
             log.warning("migration of %s (%s) failed: %s", server.name, trigger, exc)
             return
         except Exception:  # the thread must go on with the next migration; recovery at restart sorts it out
             log.exception("migration of %s (%s) stopped on an unexpected error", server.name, trigger)
             return
         self.counters["migrations"] += 1
-        if moved.fault is not None:
-            self.inventory.update(server.id, fault=None)
         log.info("migrated %s from %s to %s (%s)", server.name, server.side, moved.side, trigger)
 
     def close(self) -> None:
