@@ -31,13 +31,13 @@ import org.uno.oneswitch.codec.MatchCodec;
 import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.core.ChangeBatch;
-import org.uno.oneswitch.core.Counts;
 import org.uno.oneswitch.core.RuleCounters;
 import org.uno.oneswitch.core.SavedState;
 import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.stats.Counts;
 
 /**
  * The state file (schema {@code oneswitch-state/2}, see oneswitch/README.md): {@link StateRecords}

@@ -29,7 +29,6 @@ import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.codec.FlowModCodec;
 import org.uno.oneswitch.codec.GroupModCodec;
 import org.uno.oneswitch.codec.MeterModCodec;
-import org.uno.oneswitch.core.Counts;
 import org.uno.oneswitch.core.RuleCounters;
 import org.uno.oneswitch.core.SavedState;
 import org.uno.oneswitch.error.OpenFlowException;
@@ -42,6 +41,7 @@ import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.stats.Counts;
 import org.uno.oneswitch.translate.RuleValidator;
 
 /**

@@ -13,6 +13,7 @@ import org.projectfloodlight.openflow.protocol.OFGroupDescStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFBucket;
+import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.action.OFAction;
 import org.projectfloodlight.openflow.protocol.action.OFActionGroup;
@@ -34,6 +35,7 @@ import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PhysicalPacketIn;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.plan.GroupChange;
 import org.uno.oneswitch.plan.InstalledEntry;
@@ -115,6 +117,13 @@ public final class PhysicalMessages {
     public static OFPacketOut.Builder packetOut(OFPort inPort, List<Action> actions, byte[] data, OFFactory f) {
         return f.buildPacketOut().setBufferId(OFBufferId.NO_BUFFER).setInPort(inPort)
                 .setActions(InstructionCodec.encodeActions(actions, f)).setData(data);
+    }
+
+    /** A packet-in from a physical switch. */
+    public static PhysicalPacketIn packetIn(OFPacketIn pi) {
+        FlowMatch match = pi.getMatch() instanceof OFMatchV3 v3 ? FlowMatch.of(v3.getOxmList()) : FlowMatch.ANY;
+        return new PhysicalPacketIn(pi.getReason(), pi.getTableId().getValue(), pi.getCookie(), match,
+                pi.getTotalLen(), pi.getData());
     }
 
     /** A flow entry reported by {@code switchId}, as an {@link InstalledEntry}. */

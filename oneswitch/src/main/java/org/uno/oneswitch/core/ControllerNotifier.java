@@ -1,6 +1,7 @@
 package org.uno.oneswitch.core;
 
-import org.projectfloodlight.openflow.protocol.OFPortStatus;
+import org.projectfloodlight.openflow.protocol.OFPortReason;
+import org.uno.oneswitch.stats.PortDescription;
 
 /**
  * Where the virtual switch's asynchronous messages go: every controller connection that should
@@ -10,7 +11,7 @@ import org.projectfloodlight.openflow.protocol.OFPortStatus;
 public interface ControllerNotifier {
     void packetIn(VirtualPacketIn packet);
 
-    void portStatus(OFPortStatus msg);
+    void portStatus(OFPortReason reason, PortDescription port);
 
     void flowRemoved(RuleRemoved removed);
 }

@@ -8,16 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import org.projectfloodlight.openflow.protocol.OFFactory;
-import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
-import org.projectfloodlight.openflow.protocol.OFFlowStatsReply;
-import org.projectfloodlight.openflow.protocol.OFFlowStatsRequest;
-import org.projectfloodlight.openflow.protocol.OFStatsReply;
-import org.projectfloodlight.openflow.types.OFGroup;
-import org.projectfloodlight.openflow.types.OFPort;
-import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.stats.Counts;
+import org.uno.oneswitch.stats.EntryCounters;
 
 /**
  * Reads the counters of physical entries from their switches by cookie: a few entries are asked
@@ -35,8 +29,8 @@ final class CounterFetcher {
 
     private final PhysicalNetwork net;
     /** Per switch: the dump in flight, and the one the requests that came meanwhile wait for. */
-    private final Map<String, CompletableFuture<List<OFStatsReply>>> dumping = new HashMap<>();
-    private final Map<String, CompletableFuture<List<OFStatsReply>>> nextDump = new HashMap<>();
+    private final Map<String, CompletableFuture<List<EntryCounters>>> dumping = new HashMap<>();
+    private final Map<String, CompletableFuture<List<EntryCounters>>> nextDump = new HashMap<>();
 
     CounterFetcher(PhysicalNetwork net) {
         this.net = net;
@@ -50,12 +44,12 @@ final class CounterFetcher {
                 bySwitch.computeIfAbsent(e.key().switchId(), s -> new ArrayList<>()).add(e);
             }
         }
-        List<CompletableFuture<List<OFStatsReply>>> pending = new ArrayList<>();
+        List<CompletableFuture<List<EntryCounters>>> pending = new ArrayList<>();
         for (Map.Entry<String, List<InstalledEntry>> e : bySwitch.entrySet()) {
             if (e.getValue().size() <= PER_ENTRY_LIMIT) {
                 for (InstalledEntry ie : e.getValue()) {
-                    pending.add(quiet(net.request(e.getKey(), request(TableId.of(ie.key().key().table()),
-                            ie.cookie(), U64.NO_MASK))));
+                    pending.add(quiet(net.entryCounters(e.getKey(), ie.key().key().table(), ie.cookie(),
+                            U64.NO_MASK)));
                 }
             } else {
                 pending.add(dump(e.getKey()));
@@ -63,12 +57,9 @@ final class CounterFetcher {
         }
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> {
             Map<U64, Counts> out = new HashMap<>();
-            for (CompletableFuture<List<OFStatsReply>> f : pending) {
-                for (OFStatsReply r : f.join()) {
-                    for (OFFlowStatsEntry fe : ((OFFlowStatsReply) r).getEntries()) {
-                        out.merge(fe.getCookie(), new Counts(fe.getPacketCount().getValue(),
-                                fe.getByteCount().getValue()), Counts::plus);
-                    }
+            for (CompletableFuture<List<EntryCounters>> f : pending) {
+                for (EntryCounters c : f.join()) {
+                    out.merge(c.cookie(), c.counts(), Counts::plus);
                 }
             }
             return out;
@@ -76,15 +67,15 @@ final class CounterFetcher {
     }
 
     /** A dump of switch {@code sw}'s tables that starts now, or after the one in flight. */
-    private CompletableFuture<List<OFStatsReply>> dump(String sw) {
+    private CompletableFuture<List<EntryCounters>> dump(String sw) {
         if (dumping.containsKey(sw)) {
             return nextDump.computeIfAbsent(sw, s -> new CompletableFuture<>());
         }
-        CompletableFuture<List<OFStatsReply>> f = quiet(net.request(sw, request(TableId.ALL, U64.ZERO, U64.ZERO)));
+        CompletableFuture<List<EntryCounters>> f = quiet(net.entryCounters(sw, -1, U64.ZERO, U64.ZERO));
         dumping.put(sw, f);
         f.whenComplete((replies, t) -> {
             dumping.remove(sw);
-            CompletableFuture<List<OFStatsReply>> waiting = nextDump.remove(sw);
+            CompletableFuture<List<EntryCounters>> waiting = nextDump.remove(sw);
             if (waiting != null) {
                 dump(sw).thenAccept(waiting::complete);
             }
@@ -92,14 +83,8 @@ final class CounterFetcher {
         return f;
     }
 
-    private OFFlowStatsRequest request(TableId table, U64 cookie, U64 mask) {
-        OFFactory f = net.factory();
-        return f.buildFlowStatsRequest().setTableId(table).setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY)
-                .setCookie(cookie).setCookieMask(mask).setMatch(f.buildMatch().build()).build();
-    }
-
     /** A disconnected or failing switch contributes no counters rather than failing the request. */
-    private static CompletableFuture<List<OFStatsReply>> quiet(CompletableFuture<List<OFStatsReply>> f) {
+    private static CompletableFuture<List<EntryCounters>> quiet(CompletableFuture<List<EntryCounters>> f) {
         return f.exceptionally(t -> List.of());
     }
 }

@@ -8,11 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.translate.Infrastructure;
@@ -57,9 +55,8 @@ final class Drains {
                 CompletableFuture<Void> f = new CompletableFuture<>();
                 pending.put(nonce, f);
                 markers.add(f);
-                net.send(s.id(), PhysicalMessages.packetOut(OFPort.CONTROLLER,
-                        Infrastructure.markerActions(topology, s.id(), target), packet(nonce), net.factory()),
-                        (sw, e) -> LOG.warn("switch {} refused a drain marker: {}", sw, e));
+                net.packetOut(s.id(), OFPort.CONTROLLER, Infrastructure.markerActions(topology, s.id(), target),
+                        packet(nonce), (sw, e) -> LOG.warn("switch {} refused a drain marker: {}", sw, e.describe()));
                 timers.schedule(timeoutMillis, () -> {
                     if (pending.remove(nonce) != null) {
                         f.completeExceptionally(new IllegalStateException("drain marker from " + s.id() + " lost"));
@@ -70,9 +67,8 @@ final class Drains {
         return CompletableFuture.allOf(markers.toArray(CompletableFuture[]::new)).handle((v, t) -> t == null);
     }
 
-    /** True when {@code pi} (from a PCIe link port) is a marker; completes its wait. */
-    boolean onPacketIn(OFPacketIn pi) {
-        byte[] d = pi.getData();
+    /** True when {@code d}, a packet-in's frame (from a PCIe link port), is a marker; completes its wait. */
+    boolean onPacketIn(byte[] d) {
         int at = ETH_HEADER + TAG;
         if (d.length < at + MAGIC.length + Long.BYTES) {
             return false;

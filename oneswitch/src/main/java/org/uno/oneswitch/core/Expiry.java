@@ -8,6 +8,7 @@ import java.util.Map;
 
 import org.projectfloodlight.openflow.protocol.OFFlowRemovedReason;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.stats.Counts;
 
 /**
  * Idle and hard timeouts of virtual rules, decided from the rules' packet counters and the time

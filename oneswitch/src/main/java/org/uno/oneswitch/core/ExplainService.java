@@ -14,6 +14,7 @@ import org.uno.oneswitch.plan.InstalledEntry;
 import org.uno.oneswitch.plan.PhysicalGroup;
 import org.uno.oneswitch.plan.PhysicalKey;
 import org.uno.oneswitch.plan.PhysicalRule;
+import org.uno.oneswitch.stats.Counts;
 import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.PhysicalPlan;
 import org.uno.oneswitch.translate.Translation;

@@ -40,6 +40,7 @@ import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.stats.Counts;
 import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.store.VirtualFlowTable;
 import org.uno.oneswitch.translate.Owner;

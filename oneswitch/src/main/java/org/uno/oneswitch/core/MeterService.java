@@ -7,28 +7,22 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-import org.projectfloodlight.openflow.protocol.OFFactory;
-import org.projectfloodlight.openflow.protocol.OFMeterBandStats;
-import org.projectfloodlight.openflow.protocol.OFMeterConfig;
-import org.projectfloodlight.openflow.protocol.OFMeterFeatures;
 import org.projectfloodlight.openflow.protocol.OFMeterFlags;
 import org.projectfloodlight.openflow.protocol.OFMeterModCommand;
 import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
-import org.projectfloodlight.openflow.protocol.OFMeterStats;
-import org.projectfloodlight.openflow.protocol.OFMeterStatsReply;
-import org.projectfloodlight.openflow.protocol.OFStatsReply;
 import org.projectfloodlight.openflow.protocol.meterband.OFMeterBand;
 import org.projectfloodlight.openflow.protocol.meterband.OFMeterBandDrop;
 import org.projectfloodlight.openflow.protocol.meterband.OFMeterBandDscpRemark;
-import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.error.MeterModFailedException;
 import org.uno.oneswitch.model.MeterModRequest;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.model.VirtualMeter;
+import org.uno.oneswitch.stats.Counts;
+import org.uno.oneswitch.stats.MeterCounters;
+import org.uno.oneswitch.stats.MeterFeatures;
 import org.uno.oneswitch.store.IdTable;
 
 /**
@@ -48,7 +42,7 @@ public final class MeterService {
     private final Runnable changed;
     private final Refusals refusals;
     /** Each switch's meter features, as it last reported them (absent: not known, or no meters). */
-    private final Map<String, OFMeterFeatures> features = new HashMap<>();
+    private final Map<String, MeterFeatures> features = new HashMap<>();
 
     public MeterService(IdTable<VirtualMeter> table, FlowService flows, PhysicalNetwork net, Topology topology,
                         Runnable changed, Refusals refusals) {
@@ -111,7 +105,7 @@ public final class MeterService {
 
     private void sendAll(OFMeterModCommand command, VirtualMeter m, PhysicalNetwork.ErrorListener onError) {
         for (SwitchSpec s : topology.switches()) {
-            net.send(s.id(), MeterModCodec.message(net.factory(), command, m), onError);
+            net.meter(s.id(), command, m, onError);
         }
     }
 
@@ -127,14 +121,13 @@ public final class MeterService {
         for (VirtualMeter want : table.all()) {
             VirtualMeter got = have.remove(want.id());
             if (got == null || !sameOnSwitch(got, want)) {
-                net.send(switchId, MeterModCodec.message(net.factory(), got == null ? OFMeterModCommand.ADD
-                        : OFMeterModCommand.MODIFY, want), PlanService::logError);
+                net.meter(switchId, got == null ? OFMeterModCommand.ADD : OFMeterModCommand.MODIFY, want,
+                        PlanService::logError);
                 changes++;
             }
         }
         for (VirtualMeter stray : have.values()) {
-            net.send(switchId, MeterModCodec.message(net.factory(), OFMeterModCommand.DELETE, stray),
-                    PlanService::logError);
+            net.meter(switchId, OFMeterModCommand.DELETE, stray, PlanService::logError);
             changes++;
         }
         if (!table.all().isEmpty() || changes > 0) {
@@ -171,113 +164,98 @@ public final class MeterService {
      * The meter features of the virtual switch: the least of every switch's (a meter lives on all
      * of them), and none while a switch's are not known.
      */
-    public OFMeterFeatures features() {
-        OFFactory f = net.factory();
+    public MeterFeatures features() {
         long max = Long.MAX_VALUE;
         long bandTypes = -1;
         long capabilities = -1;
         int bands = Short.MAX_VALUE;
         int colors = Short.MAX_VALUE;
         for (SwitchSpec s : topology.switches()) {
-            OFMeterFeatures sf = features.get(s.id());
+            MeterFeatures sf = features.get(s.id());
             if (sf == null) {
-                return f.buildMeterFeatures().setMaxMeter(0).setBandTypes(0).setCapabilities(0)
-                        .setMaxBands((short) 0).setMaxColor((short) 0).build();
+                return MeterFeatures.NONE;
             }
-            max = Math.min(max, sf.getMaxMeter());
-            bandTypes &= sf.getBandTypes();
-            capabilities &= sf.getCapabilities();
-            bands = Math.min(bands, Short.toUnsignedInt(sf.getMaxBands()));
-            colors = Math.min(colors, Short.toUnsignedInt(sf.getMaxColor()));
+            max = Math.min(max, sf.maxMeter());
+            bandTypes &= sf.bandTypes();
+            capabilities &= sf.capabilities();
+            bands = Math.min(bands, sf.maxBands());
+            colors = Math.min(colors, sf.maxColor());
         }
-        return f.buildMeterFeatures().setMaxMeter(max).setBandTypes(bandTypes).setCapabilities(capabilities)
-                .setMaxBands((short) bands).setMaxColor((short) colors).build();
+        return new MeterFeatures(max, bandTypes, capabilities, bands, colors);
     }
 
     /** Refuses what one of the switches would refuse, as Open vSwitch does (so the switches agree). */
-    static void check(VirtualMeter m, OFMeterFeatures f) throws MeterModFailedException {
-        if (m.id() > f.getMaxMeter()) {
+    static void check(VirtualMeter m, MeterFeatures f) throws MeterModFailedException {
+        if (m.id() > f.maxMeter()) {
             throw new MeterModFailedException(OFMeterModFailedCode.OUT_OF_METERS, "meter " + m.id() + " is above "
-                    + "the switches' largest meter id, " + f.getMaxMeter());
+                    + "the switches' largest meter id, " + f.maxMeter());
         }
-        if (m.bands().size() > Short.toUnsignedInt(f.getMaxBands())) {
+        if (m.bands().size() > f.maxBands()) {
             throw new MeterModFailedException(OFMeterModFailedCode.OUT_OF_BANDS, m.bands().size() + " bands; the "
-                    + "switches take " + f.getMaxBands());
+                    + "switches take " + f.maxBands());
         }
         for (OFMeterBand b : m.bands()) {
-            if ((f.getBandTypes() & (1L << b.getType())) == 0) {
+            if ((f.bandTypes() & (1L << b.getType())) == 0) {
                 throw new MeterModFailedException(OFMeterModFailedCode.BAD_BAND, "band type " + b.getType()
                         + " is not supported by every switch");
             }
         }
         for (OFMeterFlags flag : m.flags()) {
-            if ((f.getCapabilities() & (1L << flag.ordinal())) == 0) {
+            if ((f.capabilities() & (1L << flag.ordinal())) == 0) {
                 throw new MeterModFailedException(OFMeterModFailedCode.BAD_FLAGS, "flag " + flag
                         + " is not supported by every switch");
             }
         }
     }
 
-    /** The config of meter {@code id} ({@link MeterModRequest#ALL}: every meter). */
-    public List<OFMeterConfig> configs(long id) {
-        return selected(id).stream().map(m -> MeterModCodec.config(net.factory(), m)).toList();
+    /** Meter {@code id} ({@link MeterModRequest#ALL}: every meter), for METER_CONFIG. */
+    public List<VirtualMeter> configs(long id) {
+        return selected(id);
     }
 
     /**
      * The counters of meter {@code id} ({@link MeterModRequest#ALL}: every meter): the sum of its
      * copies' (only one copy meters packets); its flow count is the virtual rules that apply it.
      */
-    public CompletableFuture<List<OFMeterStats>> stats(long id) {
+    public CompletableFuture<List<MeterCounters>> stats(long id) {
         List<VirtualMeter> wanted = selected(id);
-        List<CompletableFuture<List<OFStatsReply>>> replies = new ArrayList<>();
+        List<CompletableFuture<List<MeterCounters>>> replies = new ArrayList<>();
         for (SwitchSpec s : topology.switches()) {
             if (net.connected(s.id()) && !wanted.isEmpty()) {
-                replies.add(net.request(s.id(), net.factory().buildMeterStatsRequest().setMeterId(id).build())
-                        .exceptionally(t -> List.of()));
+                replies.add(net.meterCounters(s.id(), id).exceptionally(t -> List.of()));
             }
         }
         return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenApply(v -> {
-            Map<Long, List<OFMeterStats>> copies = new HashMap<>();
-            for (CompletableFuture<List<OFStatsReply>> f : replies) {
-                for (OFStatsReply r : f.join()) {
-                    ((OFMeterStatsReply) r).getEntries().forEach(e -> copies.computeIfAbsent(e.getMeterId(),
-                            x -> new ArrayList<>()).add(e));
-                }
+            Map<Long, List<MeterCounters>> copies = new HashMap<>();
+            for (CompletableFuture<List<MeterCounters>> f : replies) {
+                f.join().forEach(c -> copies.computeIfAbsent(c.meter(), x -> new ArrayList<>()).add(c));
             }
-            List<OFMeterStats> out = new ArrayList<>();
+            List<MeterCounters> out = new ArrayList<>();
             for (VirtualMeter m : wanted) {
                 long users = flows.usersOfMeter(m.id()).size();
-                out.add(sum(net.factory(), m, copies.getOrDefault(m.id(), List.of()), users));
+                out.add(sum(m, copies.getOrDefault(m.id(), List.of()), users));
             }
             return out;
         });
     }
 
     /** One meter's counters from its copies': packets and bytes in and per band add up; the oldest copy's age. */
-    static OFMeterStats sum(OFFactory f, VirtualMeter m, List<OFMeterStats> copies, long flowCount) {
-        long packets = 0;
-        long bytes = 0;
-        long[] bandPackets = new long[m.bands().size()];
-        long[] bandBytes = new long[m.bands().size()];
-        OFMeterStats oldest = null;
-        for (OFMeterStats c : copies) {
-            packets += c.getPacketInCount().getValue();
-            bytes += c.getByteInCount().getValue();
-            for (int i = 0; i < Math.min(bandPackets.length, c.getBandStats().size()); i++) {
-                bandPackets[i] += c.getBandStats().get(i).getPacketBandCount().getValue();
-                bandBytes[i] += c.getBandStats().get(i).getByteBandCount().getValue();
+    static MeterCounters sum(VirtualMeter m, List<MeterCounters> copies, long flowCount) {
+        Counts in = Counts.ZERO;
+        Counts[] bands = new Counts[m.bands().size()];
+        java.util.Arrays.fill(bands, Counts.ZERO);
+        MeterCounters oldest = null;
+        for (MeterCounters c : copies) {
+            in = in.plus(c.in());
+            for (int i = 0; i < Math.min(bands.length, c.bands().size()); i++) {
+                bands[i] = bands[i].plus(c.bands().get(i));
             }
-            if (oldest == null || c.getDurationSec() > oldest.getDurationSec()) {
+            if (oldest == null || c.durationSec() > oldest.durationSec()) {
                 oldest = c;
             }
         }
-        List<OFMeterBandStats> bands = new ArrayList<>();
-        for (int i = 0; i < bandPackets.length; i++) {
-            bands.add(f.meterBandStats(U64.of(bandPackets[i]), U64.of(bandBytes[i])));
-        }
-        return f.buildMeterStats().setMeterId(m.id()).setFlowCount(flowCount).setPacketInCount(U64.of(packets))
-                .setByteInCount(U64.of(bytes)).setDurationSec(oldest == null ? 0 : oldest.getDurationSec())
-                .setDurationNsec(oldest == null ? 0 : oldest.getDurationNsec()).setBandStats(bands).build();
+        return new MeterCounters(m.id(), flowCount, in, List.of(bands), oldest == null ? 0 : oldest.durationSec(),
+                oldest == null ? 0 : oldest.durationNsec());
     }
 
     private List<VirtualMeter> selected(long id) {

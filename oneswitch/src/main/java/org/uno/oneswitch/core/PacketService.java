@@ -4,18 +4,15 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import org.projectfloodlight.openflow.protocol.OFFactory;
-import org.projectfloodlight.openflow.protocol.OFMatchV3;
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowMatch;
+import org.uno.oneswitch.model.PhysicalPacketIn;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.Topology;
@@ -54,12 +51,12 @@ public final class PacketService {
      * A PACKET_IN from physical switch {@code switchId}: drain markers (from a PCIe link port) are
      * OneSwitch's own; other packets reach the controller from their virtual port and table.
      */
-    public void packetIn(String switchId, OFPacketIn pi) {
-        OFPort in = pi.getMatch().get(org.projectfloodlight.openflow.protocol.match.MatchField.IN_PORT);
-        if (in != null && topology.isLinkPort(new PhysicalPort(switchId, in)) && drains.onPacketIn(pi)) {
+    public void packetIn(String switchId, PhysicalPacketIn pi) {
+        OFPort in = pi.inPort();
+        if (in != null && topology.isLinkPort(new PhysicalPort(switchId, in)) && drains.onPacketIn(pi.data())) {
             return;
         }
-        int table = Layout.virtualTable(pi.getTableId().getValue());
+        int table = Layout.virtualTable(pi.table());
         Optional<OFPort> virtual = in == null || table < 0 ? Optional.empty()
                 : in.equals(OFPort.CONTROLLER) ? Optional.of(OFPort.CONTROLLER)
                 : ports.get().virtualOf(new PhysicalPort(switchId, in));
@@ -68,18 +65,16 @@ public final class PacketService {
             LOG.debug("dropped packet-in from {} port {} (not a virtual port; {} so far)", switchId, in, dropped);
             return;
         }
-        FlowMatch physical = pi.getMatch() instanceof OFMatchV3 v3 ? FlowMatch.of(v3.getOxmList()) : FlowMatch.ANY;
-        FlowMatch match = physical.without(java.util.EnumSet.of(MatchFields.IN_PHY_PORT)).withInPort(virtual.get());
-        U64 cookie = flows.ruleOfCookie(pi.getCookie()).map(r -> r.cookie()).orElse(pi.getCookie());
-        notifier.packetIn(new VirtualPacketIn(pi.getReason(), table, cookie, match, pi.getTotalLen(), pi.getData()));
+        FlowMatch match = pi.match().without(java.util.EnumSet.of(MatchFields.IN_PHY_PORT)).withInPort(virtual.get());
+        U64 cookie = flows.ruleOfCookie(pi.cookie()).map(r -> r.cookie()).orElse(pi.cookie());
+        notifier.packetIn(new VirtualPacketIn(pi.reason(), table, cookie, match, pi.totalLen(), pi.data()));
     }
 
     /** A PACKET_OUT of the virtual switch; physical errors it causes go to {@code onError}. */
     public void packetOut(OFPort inPort, List<Action> actions, byte[] data, PhysicalNetwork.ErrorListener onError)
             throws OpenFlowException {
-        OFFactory f = net.factory();
         for (PacketOutTranslator.Part p : translator.translate(inPort, actions, ports.get())) {
-            net.send(p.switchId(), PhysicalMessages.packetOut(p.inPort(), p.actions(), data, f), onError);
+            net.packetOut(p.switchId(), p.inPort(), p.actions(), data, onError);
         }
     }
 

@@ -1,6 +1,6 @@
 package org.uno.oneswitch.core;
 
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
+import org.uno.oneswitch.model.PhysicalPacketIn;
 
 /**
  * What the southbound controller reports about the physical switches. Implemented by
@@ -17,5 +17,5 @@ public interface PhysicalEvents {
     void portsChanged(String switchId);
 
     /** {@code switchId} sent a packet to the controller. */
-    void packetIn(String switchId, OFPacketIn packetIn);
+    void packetIn(String switchId, PhysicalPacketIn packetIn);
 }

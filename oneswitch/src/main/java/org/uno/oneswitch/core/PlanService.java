@@ -2,22 +2,19 @@ package org.uno.oneswitch.core;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.projectfloodlight.openflow.protocol.OFErrorMsg;
-import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
-import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
@@ -28,6 +25,7 @@ import org.uno.oneswitch.plan.PhysicalGroup;
 import org.uno.oneswitch.plan.PhysicalKey;
 import org.uno.oneswitch.plan.PhysicalRule;
 import org.uno.oneswitch.plan.PlanChange;
+import org.uno.oneswitch.stats.Counts;
 import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.store.VirtualFlowTable;
 import org.uno.oneswitch.translate.Owner;
@@ -200,9 +198,8 @@ public final class PlanService {
                 }
             }));
         }
-        OFFactory f = net.factory();
         for (PlanChange c : changes) {
-            net.send(c.switchId(), PhysicalMessages.message(c, resetCounts, f), onError);
+            net.apply(c, resetCounts, onError);
         }
     }
 
@@ -308,7 +305,7 @@ public final class PlanService {
     }
 
     /** Logs an error a switch returned for a change OneSwitch made on its own. */
-    public static void logError(String switchId, OFErrorMsg error) {
-        LOG.warn("switch {} refused a change OneSwitch made on its own: {}", switchId, error);
+    public static void logError(String switchId, OpenFlowException error) {
+        LOG.warn("switch {} refused a change OneSwitch made on its own: {}", switchId, error.describe());
     }
 }

@@ -1,19 +1,13 @@
 package org.uno.oneswitch.core;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import org.projectfloodlight.openflow.protocol.OFPortConfig;
-import org.projectfloodlight.openflow.protocol.OFPortDesc;
-import org.projectfloodlight.openflow.protocol.OFPortFeatures;
 import org.projectfloodlight.openflow.protocol.OFPortReason;
-import org.projectfloodlight.openflow.protocol.OFPortState;
-import org.projectfloodlight.openflow.types.MacAddress;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +19,7 @@ import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.PortSpec;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.stats.PortDescription;
 import org.uno.oneswitch.store.PortMapStore;
 import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.translate.Translation;
@@ -47,7 +42,7 @@ public final class PortService {
     private final PlanService planner;
     private final PortMapStore store;
     private final Runnable changed;
-    private final Map<Integer, OFPortDesc> announced = new HashMap<>();
+    private final Map<Integer, PortDescription> announced = new HashMap<>();
 
     public PortService(Topology topology, PortMapStore store, PhysicalNetwork net, ControllerNotifier notifier,
                        PlanService planner, Runnable changed) {
@@ -80,9 +75,9 @@ public final class PortService {
         PortMapping m = resolve(req);
         PortMap next = current().with(m);
         retranslate(next, m.virtualPort(), m.physical());
-        OFPortDesc desc = describe(m);
+        PortDescription desc = describe(m);
         announced.put(m.virtualPort().getPortNumber(), desc);
-        notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.ADD).setDesc(desc).build());
+        notifier.portStatus(OFPortReason.ADD, desc);
         LOG.info("mapped virtual port {} to {} ({})", m.virtualPort(), m.physical(), m.physicalName());
         return m;
     }
@@ -97,9 +92,8 @@ public final class PortService {
         } catch (TranslationConflictException e) {
             throw new PortMapException(PortMapException.Reason.CONFLICT, e.getMessage());
         }
-        OFPortDesc desc = announced.remove(virtualPort.getPortNumber());
-        notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.DELETE)
-                .setDesc(desc != null ? desc : describe(m)).build());
+        PortDescription desc = announced.remove(virtualPort.getPortNumber());
+        notifier.portStatus(OFPortReason.DELETE, desc != null ? desc : describe(m));
         LOG.info("unmapped virtual port {} from {}", virtualPort, m.physical());
         return m;
     }
@@ -156,18 +150,16 @@ public final class PortService {
     void revert(PortMap durable) {
         for (PortMapping m : current().mappings()) {
             if (durable.get(m.virtualPort()).isEmpty()) {
-                OFPortDesc desc = announced.remove(m.virtualPort().getPortNumber());
-                notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.DELETE)
-                        .setDesc(desc != null ? desc : describe(m)).build());
+                PortDescription desc = announced.remove(m.virtualPort().getPortNumber());
+                notifier.portStatus(OFPortReason.DELETE, desc != null ? desc : describe(m));
             }
         }
         store.set(durable);
         for (PortMapping m : durable.mappings()) {
-            OFPortDesc desc = describe(m);
-            OFPortDesc old = announced.put(m.virtualPort().getPortNumber(), desc);
+            PortDescription desc = describe(m);
+            PortDescription old = announced.put(m.virtualPort().getPortNumber(), desc);
             if (!desc.equals(old)) {
-                notifier.portStatus(net.factory().buildPortStatus().setReason(old == null ? OFPortReason.ADD
-                        : OFPortReason.MODIFY).setDesc(desc).build());
+                notifier.portStatus(old == null ? OFPortReason.ADD : OFPortReason.MODIFY, desc);
             }
         }
     }
@@ -182,8 +174,8 @@ public final class PortService {
     }
 
     /** The descriptions of all virtual ports, in port order. */
-    public List<OFPortDesc> descriptions() {
-        List<OFPortDesc> out = new ArrayList<>();
+    public List<PortDescription> descriptions() {
+        List<PortDescription> out = new ArrayList<>();
         for (PortMapping m : current().mappings()) {
             out.add(describe(m));
         }
@@ -194,27 +186,19 @@ public final class PortService {
     public void physicalPortsChanged(String switchId) {
         for (PortMapping m : current().mappings()) {
             if (m.physical().switchId().equals(switchId)) {
-                OFPortDesc desc = describe(m);
-                OFPortDesc old = announced.put(m.virtualPort().getPortNumber(), desc);
+                PortDescription desc = describe(m);
+                PortDescription old = announced.put(m.virtualPort().getPortNumber(), desc);
                 if (!desc.equals(old)) {
-                    notifier.portStatus(net.factory().buildPortStatus().setReason(OFPortReason.MODIFY).setDesc(desc)
-                            .build());
+                    notifier.portStatus(OFPortReason.MODIFY, desc);
                 }
             }
         }
     }
 
     /** What the controller sees of a mapped port: the physical port's description, renumbered and renamed. */
-    public OFPortDesc describe(PortMapping m) {
-        OFPortDesc phys = net.ports(m.physical().switchId()).get(m.physical().port());
-        if (phys != null) {
-            return phys.createBuilder().setPortNo(m.virtualPort()).setName(m.name()).build();
-        }
-        Set<OFPortFeatures> none = EnumSet.noneOf(OFPortFeatures.class);
-        return net.factory().buildPortDesc().setPortNo(m.virtualPort()).setName(m.name())
-                .setHwAddr(MacAddress.NONE).setConfig(EnumSet.of(OFPortConfig.PORT_DOWN))
-                .setState(EnumSet.of(OFPortState.LINK_DOWN)).setCurr(none).setAdvertised(none).setSupported(none)
-                .setPeer(none).setCurrSpeed(0).setMaxSpeed(0).build();
+    public PortDescription describe(PortMapping m) {
+        PortDescription phys = net.ports(m.physical().switchId()).get(m.physical().port());
+        return phys != null ? phys.as(m.virtualPort(), m.name()) : PortDescription.down(m.virtualPort(), m.name());
     }
 
     private PortMapping resolve(PortRequest req) throws PortMapException {
@@ -255,10 +239,10 @@ public final class PortService {
 
     /** The port by name or number, from the live switch if connected, else from the description. */
     private PhysicalPortRef findPort(SwitchSpec sw, PortRequest req) throws PortMapException {
-        for (OFPortDesc d : net.ports(sw.id()).values()) {
-            if (d.getName().equals(req.portName()) || (req.ofport() != null
-                    && Integer.toUnsignedLong(d.getPortNo().getPortNumber()) == req.ofport())) {
-                return new PhysicalPortRef(d.getName(), d.getPortNo());
+        for (PortDescription d : net.ports(sw.id()).values()) {
+            if (d.name().equals(req.portName()) || (req.ofport() != null
+                    && Integer.toUnsignedLong(d.port().getPortNumber()) == req.ofport())) {
+                return new PhysicalPortRef(d.name(), d.port());
             }
         }
         for (PortSpec s : sw.ports()) {

@@ -1,8 +1,8 @@
 package org.uno.oneswitch.core;
 
-import org.projectfloodlight.openflow.protocol.OFErrorMsg;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.error.OpenFlowException;
 
 /**
  * What the controller sees of a virtual request that a physical switch refuses: the first error any
@@ -23,9 +23,9 @@ final class Refusals {
             private boolean refused;
 
             @Override
-            public void onError(String switchId, OFErrorMsg error) {
+            public void onError(String switchId, OpenFlowException error) {
                 if (refused) {
-                    LOG.info("switch {} refused a request that is already undone: {}", switchId, error);
+                    LOG.info("switch {} refused a request that is already undone: {}", switchId, error.describe());
                     return;
                 }
                 refused = true;

@@ -1,6 +1,7 @@
 package org.uno.oneswitch.core;
 
 import java.util.Map;
+import org.uno.oneswitch.stats.Counts;
 
 /**
  * A virtual rule's counters as saved in the state file: the part OneSwitch holds itself

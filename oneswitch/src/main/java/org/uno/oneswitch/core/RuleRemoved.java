@@ -2,6 +2,7 @@ package org.uno.oneswitch.core;
 
 import org.projectfloodlight.openflow.protocol.OFFlowRemovedReason;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.stats.Counts;
 
 /**
  * A virtual rule was removed, for the controllers that asked (its SEND_FLOW_REM flag): why, how long

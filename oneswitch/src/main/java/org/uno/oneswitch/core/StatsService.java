@@ -9,22 +9,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 import org.projectfloodlight.openflow.protocol.OFBadRequestCode;
-import org.projectfloodlight.openflow.protocol.OFFactory;
-import org.projectfloodlight.openflow.protocol.OFBucketCounter;
-import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
-import org.projectfloodlight.openflow.protocol.OFGroupStatsEntry;
-import org.projectfloodlight.openflow.protocol.OFGroupStatsReply;
-import org.projectfloodlight.openflow.protocol.OFPortStatsEntry;
-import org.projectfloodlight.openflow.protocol.OFPortStatsReply;
-import org.projectfloodlight.openflow.protocol.OFStatsReply;
-import org.projectfloodlight.openflow.protocol.OFTableStatsEntry;
-import org.projectfloodlight.openflow.protocol.OFTableStatsReply;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
-import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
-import org.uno.oneswitch.codec.InstructionCodec;
-import org.uno.oneswitch.codec.MatchCodec;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowMatch;
@@ -34,6 +21,11 @@ import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.stats.Counts;
+import org.uno.oneswitch.stats.GroupCounters;
+import org.uno.oneswitch.stats.PortCounters;
+import org.uno.oneswitch.stats.RuleStats;
+import org.uno.oneswitch.stats.TableCounters;
 import org.uno.oneswitch.store.VirtualFlowTable;
 import org.uno.oneswitch.translate.Layout;
 
@@ -66,22 +58,15 @@ public final class StatsService {
         this.tables = tables;
     }
 
-    /** FLOW stats entries of the rules {@code filter} selects. */
-    public CompletableFuture<List<OFFlowStatsEntry>> flowStats(FlowFilter filter) {
+    /** FLOW stats of the rules {@code filter} selects. */
+    public CompletableFuture<List<RuleStats>> flowStats(FlowFilter filter) {
         List<VirtualRule> rules = flows.select(filter);
         return flows.countersOf(rules).thenApply(counts -> {
-            OFFactory f = net.factory();
             long now = clock.getAsLong();
-            List<OFFlowStatsEntry> out = new ArrayList<>(rules.size());
+            List<RuleStats> out = new ArrayList<>(rules.size());
             for (VirtualRule r : rules) {
-                Counts c = counts.getOrDefault(r.id(), Counts.ZERO);
                 Age age = Age.since(r.installedNanos(), now);
-                out.add(f.buildFlowStatsEntry().setTableId(TableId.of(r.table())).setDurationSec(age.seconds())
-                        .setDurationNsec(age.nanos()).setPriority(r.priority())
-                        .setIdleTimeout(r.idleTimeout()).setHardTimeout(r.hardTimeout()).setFlags(r.flags())
-                        .setCookie(r.cookie()).setPacketCount(U64.of(c.packets())).setByteCount(U64.of(c.bytes()))
-                        .setMatch(MatchCodec.encode(r.match(), f))
-                        .setInstructions(InstructionCodec.encode(r.instructions(), f)).build());
+                out.add(new RuleStats(r, counts.getOrDefault(r.id(), Counts.ZERO), age.seconds(), age.nanos()));
             }
             return out;
         });
@@ -97,7 +82,7 @@ public final class StatsService {
     }
 
     /** PORT_STATS of virtual port {@code port}, or of all virtual ports for OFPP_ANY. */
-    public CompletableFuture<List<OFPortStatsEntry>> portStats(OFPort port) throws BadRequestException {
+    public CompletableFuture<List<PortCounters>> portStats(OFPort port) throws BadRequestException {
         List<PortMapping> wanted = new ArrayList<>();
         if (port.equals(OFPort.ANY)) {
             wanted.addAll(ports.current().mappings());
@@ -105,27 +90,24 @@ public final class StatsService {
             wanted.add(ports.current().get(port).orElseThrow(() -> new BadRequestException(
                     OFBadRequestCode.BAD_PORT, "no virtual port " + port)));
         }
-        Map<String, CompletableFuture<List<OFStatsReply>>> pending = new java.util.LinkedHashMap<>();
+        Map<String, CompletableFuture<List<PortCounters>>> pending = new java.util.LinkedHashMap<>();
         for (SwitchSpec s : topology.switches()) {
             if (net.connected(s.id()) && wanted.stream().anyMatch(m -> m.physical().switchId().equals(s.id()))) {
                 OFPort physical = port.equals(OFPort.ANY) ? OFPort.ANY : wanted.get(0).physical().port();
-                pending.put(s.id(), net.request(s.id(), net.factory().buildPortStatsRequest().setPortNo(physical)
-                        .build()).exceptionally(t -> List.of()));
+                pending.put(s.id(), net.portCounters(s.id(), physical).exceptionally(t -> List.of()));
             }
         }
         return allOf(new ArrayList<>(pending.values())).thenApply(v -> {
-            List<OFPortStatsEntry> out = new ArrayList<>();
-            for (Map.Entry<String, CompletableFuture<List<OFStatsReply>>> p : pending.entrySet()) {
-                for (OFStatsReply r : p.getValue().join()) {
-                    for (OFPortStatsEntry e : ((OFPortStatsReply) r).getEntries()) {
-                        Optional<OFPort> virtual = ports.current().virtualOf(new PhysicalPort(p.getKey(), e.getPortNo()));
-                        if (virtual.isPresent() && wanted.stream().anyMatch(m -> m.virtualPort().equals(virtual.get()))) {
-                            out.add(e.createBuilder().setPortNo(virtual.get()).build());
-                        }
+            List<PortCounters> out = new ArrayList<>();
+            for (Map.Entry<String, CompletableFuture<List<PortCounters>>> p : pending.entrySet()) {
+                for (PortCounters c : p.getValue().join()) {
+                    Optional<OFPort> virtual = ports.current().virtualOf(new PhysicalPort(p.getKey(), c.port()));
+                    if (virtual.isPresent() && wanted.stream().anyMatch(m -> m.virtualPort().equals(virtual.get()))) {
+                        out.add(c.as(virtual.get()));
                     }
                 }
             }
-            out.sort((a, b) -> Integer.compareUnsigned(a.getPortNo().getPortNumber(), b.getPortNo().getPortNumber()));
+            out.sort((a, b) -> Integer.compareUnsigned(a.port().getPortNumber(), b.port().getPortNumber()));
             return out;
         });
     }
@@ -134,32 +116,28 @@ public final class StatsService {
      * TABLE stats of every virtual table: virtual table t is physical table t + 1 on every switch
      * (link arrivals stop in OneSwitch's dispatch table 0, so each packet is looked up once).
      */
-    public CompletableFuture<List<OFTableStatsEntry>> tableStats() {
-        List<CompletableFuture<List<OFStatsReply>>> replies = new ArrayList<>();
+    public CompletableFuture<List<TableCounters>> tableStats() {
+        List<CompletableFuture<List<TableCounters>>> replies = new ArrayList<>();
         for (SwitchSpec s : topology.switches()) {
             if (net.connected(s.id())) {
-                replies.add(net.request(s.id(), net.factory().buildTableStatsRequest().build())
-                        .exceptionally(t -> List.of()));
+                replies.add(net.tableCounters(s.id()).exceptionally(t -> List.of()));
             }
         }
         return allOf(replies).thenApply(v -> {
             long[] lookups = new long[tables];
             long[] matched = new long[tables];
-            for (CompletableFuture<List<OFStatsReply>> f : replies) {
-                for (OFStatsReply r : f.join()) {
-                    for (OFTableStatsEntry e : ((OFTableStatsReply) r).getEntries()) {
-                        int t = Layout.virtualTable(e.getTableId().getValue());
-                        if (t >= 0 && t < tables) {
-                            lookups[t] += e.getLookupCount().getValue();
-                            matched[t] += e.getMatchedCount().getValue();
-                        }
+            for (CompletableFuture<List<TableCounters>> f : replies) {
+                for (TableCounters c : f.join()) {
+                    int t = Layout.virtualTable(c.table());
+                    if (t >= 0 && t < tables) {
+                        lookups[t] += c.lookups();
+                        matched[t] += c.matched();
                     }
                 }
             }
-            List<OFTableStatsEntry> out = new ArrayList<>(tables);
+            List<TableCounters> out = new ArrayList<>(tables);
             for (int t = 0; t < tables; t++) {
-                out.add(net.factory().buildTableStatsEntry().setTableId(TableId.of(t)).setActiveCount(table.count(t))
-                        .setLookupCount(U64.of(lookups[t])).setMatchedCount(U64.of(matched[t])).build());
+                out.add(new TableCounters(t, table.count(t), lookups[t], matched[t]));
             }
             return out;
         });
@@ -169,48 +147,42 @@ public final class StatsService {
      * GROUP stats of virtual group {@code group} (or all for OFPG_ALL): each group's packets and
      * buckets summed over its copies on the switches (a packet uses the copy where it entered).
      */
-    public CompletableFuture<List<OFGroupStatsEntry>> groupStats(OFGroup group, List<VirtualGroup> groups,
-                                                                 List<VirtualRule> rules) {
+    public CompletableFuture<List<GroupCounters>> groupStats(OFGroup group, List<VirtualGroup> groups,
+                                                             List<VirtualRule> rules) {
         List<VirtualGroup> wanted = groups.stream().filter(g -> group.equals(OFGroup.ALL)
                 || g.id() == Integer.toUnsignedLong(group.getGroupNumber())).toList();
-        List<CompletableFuture<List<OFStatsReply>>> replies = new ArrayList<>();
+        List<CompletableFuture<List<GroupCounters>>> replies = new ArrayList<>();
         for (SwitchSpec s : topology.switches()) {
             if (net.connected(s.id()) && !wanted.isEmpty()) {
-                replies.add(net.request(s.id(), net.factory().buildGroupStatsRequest().setGroup(group).build())
-                        .exceptionally(t -> List.of()));
+                replies.add(net.groupCounters(s.id(), group).exceptionally(t -> List.of()));
             }
         }
         return allOf(replies).thenApply(v -> {
-            Map<Long, long[]> sums = new HashMap<>();
-            for (CompletableFuture<List<OFStatsReply>> f : replies) {
-                for (OFStatsReply r : f.join()) {
-                    for (OFGroupStatsEntry e : ((OFGroupStatsReply) r).getEntries()) {
-                        long[] c = sums.computeIfAbsent(Integer.toUnsignedLong(e.getGroup().getGroupNumber()),
-                                id -> new long[2 + 2 * e.getBucketStats().size()]);
-                        c[0] += e.getPacketCount().getValue();
-                        c[1] += e.getByteCount().getValue();
-                        for (int i = 0; i < e.getBucketStats().size() && 2 + 2 * i + 1 < c.length; i++) {
-                            c[2 + 2 * i] += e.getBucketStats().get(i).getPacketCount().getValue();
-                            c[3 + 2 * i] += e.getBucketStats().get(i).getByteCount().getValue();
-                        }
-                    }
-                }
+            Map<Long, List<GroupCounters>> copies = new HashMap<>();
+            for (CompletableFuture<List<GroupCounters>> f : replies) {
+                f.join().forEach(c -> copies.computeIfAbsent(c.group(), id -> new ArrayList<>()).add(c));
             }
-            OFFactory f = net.factory();
-            List<OFGroupStatsEntry> out = new ArrayList<>();
+            List<GroupCounters> out = new ArrayList<>();
             for (VirtualGroup g : wanted) {
-                long[] c = sums.getOrDefault(g.id(), new long[2 + 2 * g.buckets().size()]);
-                List<OFBucketCounter> buckets = new ArrayList<>();
-                for (int i = 0; i < g.buckets().size(); i++) {
-                    boolean known = 3 + 2 * i < c.length;
-                    buckets.add(f.bucketCounter(U64.of(known ? c[2 + 2 * i] : 0), U64.of(known ? c[3 + 2 * i] : 0)));
-                }
                 long refs = rules.stream().filter(r -> usesGroup(r, g.id())).count();
-                out.add(f.buildGroupStatsEntry().setGroup(OFGroup.of((int) g.id())).setRefCount(refs)
-                        .setPacketCount(U64.of(c[0])).setByteCount(U64.of(c[1])).setBucketStats(buckets).build());
+                out.add(sum(g, copies.getOrDefault(g.id(), List.of()), refs));
             }
             return out;
         });
+    }
+
+    /** A group's counters from its copies': the packets and each bucket's add up. */
+    static GroupCounters sum(VirtualGroup g, List<GroupCounters> copies, long refCount) {
+        Counts total = Counts.ZERO;
+        Counts[] buckets = new Counts[g.buckets().size()];
+        java.util.Arrays.fill(buckets, Counts.ZERO);
+        for (GroupCounters c : copies) {
+            total = total.plus(c.total());
+            for (int i = 0; i < Math.min(buckets.length, c.buckets().size()); i++) {
+                buckets[i] = buckets[i].plus(c.buckets().get(i));
+            }
+        }
+        return new GroupCounters(g.id(), refCount, total, List.of(buckets));
     }
 
     private static boolean usesGroup(VirtualRule r, long groupId) {

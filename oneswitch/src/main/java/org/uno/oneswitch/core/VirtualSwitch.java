@@ -7,12 +7,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.PhysicalPacketIn;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.model.VirtualGroup;
@@ -311,7 +311,7 @@ public final class VirtualSwitch implements PhysicalEvents {
     }
 
     @Override
-    public void packetIn(String switchId, OFPacketIn packetIn) {
+    public void packetIn(String switchId, PhysicalPacketIn packetIn) {
         packets.packetIn(switchId, packetIn);
     }
 }

@@ -3,13 +3,17 @@ package org.uno.oneswitch.endpoint;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
+import org.projectfloodlight.openflow.protocol.OFPortReason;
+import org.projectfloodlight.openflow.protocol.OFPortStatus;
 import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.codec.MatchCodec;
+import org.uno.oneswitch.codec.PortDescCodec;
 import org.uno.oneswitch.core.RuleRemoved;
 import org.uno.oneswitch.core.VirtualPacketIn;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.stats.PortDescription;
 
 /** The virtual switch's asynchronous events as the OpenFlow messages its controllers get. */
 public final class AsyncMessages {
@@ -29,5 +33,9 @@ public final class AsyncMessages {
                 .setDurationNsec(removed.durationNanos()).setIdleTimeout(r.idleTimeout())
                 .setHardTimeout(r.hardTimeout()).setPacketCount(U64.of(removed.counts().packets()))
                 .setByteCount(U64.of(removed.counts().bytes())).setMatch(MatchCodec.encode(r.match(), f)).build();
+    }
+
+    public static OFPortStatus portStatus(OFFactory f, OFPortReason reason, PortDescription port) {
+        return f.buildPortStatus().setReason(reason).setDesc(PortDescCodec.encode(f, port)).build();
     }
 }

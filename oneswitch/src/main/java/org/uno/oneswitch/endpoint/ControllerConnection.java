@@ -32,6 +32,7 @@ import org.uno.oneswitch.error.BadMatchException;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.error.HelloFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
+import org.uno.oneswitch.stats.Counts;
 
 /**
  * One controller connection to the virtual switch (active or passive): version negotiation,

@@ -9,6 +9,7 @@ import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowRemoved;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
+import org.projectfloodlight.openflow.protocol.OFPortReason;
 import org.projectfloodlight.openflow.protocol.OFPortStatus;
 import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.protocol.ver13.OFFlowRemovedReasonSerializerVer13;
@@ -17,6 +18,7 @@ import org.projectfloodlight.openflow.protocol.ver13.OFPortReasonSerializerVer13
 import org.uno.oneswitch.core.ControllerNotifier;
 import org.uno.oneswitch.core.RuleRemoved;
 import org.uno.oneswitch.core.VirtualPacketIn;
+import org.uno.oneswitch.stats.PortDescription;
 
 /**
  * The open controller connections, and who gets which asynchronous message: as each connection's
@@ -76,8 +78,9 @@ final class Controllers implements ControllerNotifier {
     }
 
     @Override
-    public void portStatus(OFPortStatus msg) {
-        int reason = OFPortReasonSerializerVer13.toWireValue(msg.getReason());
+    public void portStatus(OFPortReason why, PortDescription port) {
+        OFPortStatus msg = AsyncMessages.portStatus(OF13, why, port);
+        int reason = OFPortReasonSerializerVer13.toWireValue(why);
         for (ControllerConnection c : connections) {
             if (c.receivesAsync() && c.async().portStatus(c.role(), reason)) {
                 c.send(msg);

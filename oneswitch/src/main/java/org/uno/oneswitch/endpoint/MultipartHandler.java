@@ -23,7 +23,10 @@ import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.MatchCodec;
+import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.codec.PortDescCodec;
+import org.uno.oneswitch.codec.StatsCodec;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.error.OpenFlowException;
@@ -63,7 +66,8 @@ final class MultipartHandler {
             case FLOW -> {
                 OFFlowStatsRequest r = (OFFlowStatsRequest) req;
                 later(c, req, vs.stats().flowStats(filter(r.getTableId().getValue(), r.getMatch(), r.getCookie(),
-                        r.getCookieMask(), r.getOutPort(), r.getOutGroup())), entries -> Multiparts.replies(entries,
+                        r.getCookieMask(), r.getOutPort(), r.getOutGroup())), stats -> Multiparts.replies(
+                        encode(stats, s -> StatsCodec.encode(f, s)),
                         (chunk, flags) -> f.buildFlowStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             }
             case AGGREGATE -> {
@@ -73,45 +77,55 @@ final class MultipartHandler {
                         .setXid(xid).setPacketCount(U64.of(a.packets())).setByteCount(U64.of(a.bytes()))
                         .setFlowCount(a.flows()).build()));
             }
-            case TABLE -> later(c, req, vs.stats().tableStats(), entries -> Multiparts.replies(entries,
+            case TABLE -> later(c, req, vs.stats().tableStats(), stats -> Multiparts.replies(
+                    encode(stats, s -> StatsCodec.encode(f, s)),
                     (chunk, flags) -> f.buildTableStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             case PORT -> later(c, req, vs.stats().portStats(((OFPortStatsRequest) req).getPortNo()),
-                    entries -> Multiparts.replies(entries, (chunk, flags) -> f.buildPortStatsReply().setXid(xid)
-                            .setFlags(flags).setEntries(chunk).build()));
+                    stats -> Multiparts.replies(encode(stats, s -> StatsCodec.encode(f, s)),
+                            (chunk, flags) -> f.buildPortStatsReply().setXid(xid).setFlags(flags).setEntries(chunk)
+                                    .build()));
             case GROUP_DESC -> c.sendAll(Multiparts.replies(groupDescs(f), (chunk, flags) ->
                     f.buildGroupDescStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             case GROUP -> later(c, req, vs.stats().groupStats(((OFGroupStatsRequest) req).getGroup(), vs.groups().all(),
-                    List.copyOf(vs.flows().all())), entries -> Multiparts.replies(entries, (chunk, flags) ->
-                    f.buildGroupStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
+                    List.copyOf(vs.flows().all())), stats -> Multiparts.replies(
+                    encode(stats, s -> StatsCodec.encode(f, s)), (chunk, flags) -> f.buildGroupStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             case GROUP_FEATURES -> c.send(f.buildGroupFeaturesStatsReply().setXid(xid)
                     .setTypes(GROUP_TYPES).setCapabilities(GROUP_CAPABILITIES)
                     .setMaxGroupsAll(MAX_GROUPS).setMaxGroupsSelect(MAX_GROUPS).setMaxGroupsIndirect(MAX_GROUPS)
                     .setMaxGroupsFf(MAX_GROUPS).setActionsAll(TableFeatures.actionBitmap(f))
                     .setActionsSelect(TableFeatures.actionBitmap(f)).setActionsIndirect(TableFeatures.actionBitmap(f))
                     .setActionsFf(TableFeatures.actionBitmap(f)).build());
-            case METER -> later(c, req, vs.meters().stats(((OFMeterStatsRequest) req).getMeterId()), entries ->
-                    Multiparts.replies(entries, (chunk, flags) -> f.buildMeterStatsReply().setXid(xid).setFlags(flags)
-                            .setEntries(chunk).build()));
-            case METER_CONFIG -> c.sendAll(Multiparts.replies(vs.meters().configs(
-                    ((OFMeterConfigStatsRequest) req).getMeterId()), (chunk, flags) -> f.buildMeterConfigStatsReply()
-                    .setXid(xid).setFlags(flags).setEntries(chunk).build()));
+            case METER -> later(c, req, vs.meters().stats(((OFMeterStatsRequest) req).getMeterId()), stats ->
+                    Multiparts.replies(encode(stats, s -> StatsCodec.encode(f, s)),
+                            (chunk, flags) -> f.buildMeterStatsReply().setXid(xid).setFlags(flags).setEntries(chunk)
+                                    .build()));
+            case METER_CONFIG -> c.sendAll(Multiparts.replies(encode(vs.meters().configs(
+                    ((OFMeterConfigStatsRequest) req).getMeterId()), m -> MeterModCodec.config(f, m)),
+                    (chunk, flags) -> f.buildMeterConfigStatsReply().setXid(xid).setFlags(flags).setEntries(chunk)
+                            .build()));
             case METER_FEATURES -> c.send(f.buildMeterFeaturesStatsReply().setXid(xid)
-                    .setFeatures(vs.meters().features()).build());
+                    .setFeatures(StatsCodec.encode(f, vs.meters().features())).build());
             // No queues: the list is empty, as Open vSwitch's is on a bridge without any.
             case QUEUE -> c.send(f.buildQueueStatsReply().setXid(xid).setEntries(List.of()).build());
-            case PORT_DESC -> c.sendAll(Multiparts.replies(vs.ports().descriptions(), (chunk, flags) ->
+            case PORT_DESC -> c.sendAll(Multiparts.replies(encode(vs.ports().descriptions(),
+                    d -> PortDescCodec.encode(f, d)), (chunk, flags) ->
                     f.buildPortDescStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             case TABLE_FEATURES -> {
                 if (!((OFTableFeaturesStatsRequest) req).getEntries().isEmpty()) {
                     throw new TableFeaturesFailedException(OFTableFeaturesFailedCode.EPERM,
                             "the virtual switch's tables cannot be reconfigured");
                 }
-                c.sendAll(Multiparts.replies(TableFeatures.of(f, vs.tables(), vs.meters().features().getMaxMeter() > 0), (chunk, flags) ->
+                c.sendAll(Multiparts.replies(TableFeatures.of(f, vs.tables(), vs.meters().features().maxMeter() > 0),
+                        (chunk, flags) ->
                         f.buildTableFeaturesStatsReply().setXid(xid).setFlags(flags).setEntries(chunk).build()));
             }
             default -> throw new BadRequestException(OFBadRequestCode.BAD_STAT, "multipart type "
                     + req.getStatsType() + " is not supported");
         }
+    }
+
+    private static <T, E> List<E> encode(List<T> records, java.util.function.Function<T, E> codec) {
+        return records.stream().map(codec).toList();
     }
 
     private List<OFGroupDescStatsEntry> groupDescs(OFFactory f) {

@@ -19,7 +19,6 @@ import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFMeterMod;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
-import org.projectfloodlight.openflow.protocol.OFPortDesc;
 import org.projectfloodlight.openflow.protocol.OFPortMod;
 import org.projectfloodlight.openflow.protocol.OFPortModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFRoleRequest;
@@ -39,12 +38,13 @@ import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.error.FlowModFailedException;
 import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
-import org.uno.oneswitch.error.PhysicalErrors;
 import org.uno.oneswitch.error.PortModFailedException;
 import org.uno.oneswitch.model.FlowModRequest;
 import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.MeterModRequest;
 import org.uno.oneswitch.model.PortMapping;
+import org.uno.oneswitch.model.PortModRequest;
+import org.uno.oneswitch.stats.PortDescription;
 
 /**
  * The virtual switch's answer to each controller message type. Messages that change state are
@@ -158,12 +158,13 @@ final class RequestHandler {
     private void portMod(ControllerConnection c, OFPortMod pm) throws OpenFlowException {
         PortMapping m = vs.ports().current().get(pm.getPortNo()).orElseThrow(() -> new PortModFailedException(
                 OFPortModFailedCode.BAD_PORT, "no virtual port " + pm.getPortNo()));
-        OFPortDesc desc = vs.ports().describe(m);
-        if (!desc.getHwAddr().equals(pm.getHwAddr())) {
+        PortDescription desc = vs.ports().describe(m);
+        if (!desc.hwAddr().equals(pm.getHwAddr())) {
             throw new PortModFailedException(OFPortModFailedCode.BAD_HW_ADDR, "port " + pm.getPortNo() + " has address "
-                    + desc.getHwAddr());
+                    + desc.hwAddr());
         }
-        net.send(m.physical().switchId(), pm.createBuilder().setPortNo(m.physical().port()), forwardErrors(c, pm));
+        net.portMod(m.physical().switchId(), new PortModRequest(m.physical().port(), pm.getHwAddr(), pm.getConfig(),
+                pm.getMask(), pm.getAdvertise()), forwardErrors(c, pm));
     }
 
     /** A request that changes the persistent state. */
@@ -200,10 +201,10 @@ final class RequestHandler {
             private boolean reported;
 
             @Override
-            public void onError(String switchId, org.projectfloodlight.openflow.protocol.OFErrorMsg error) {
+            public void onError(String switchId, OpenFlowException error) {
                 if (!reported) {
                     reported = true;
-                    c.refuse(PhysicalErrors.toVirtual(switchId, error), request);
+                    c.refuse(error, request);
                 }
             }
         };

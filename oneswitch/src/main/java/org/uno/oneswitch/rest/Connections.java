@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.log.RateLimitedLog;
+import org.uno.oneswitch.stats.Counts;
 
 /**
  * Counts the REST connections (all on one event loop) and turns away those past the limit with a

@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.uno.oneswitch.codec.RuleText;
-import org.uno.oneswitch.core.Counts;
 import org.uno.oneswitch.core.ExplainService;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.stats.Counts;
 import org.uno.oneswitch.translate.Owner;
 
 /** The JSON of the explain view (documented in oneswitch/README.md, "Explain"). */

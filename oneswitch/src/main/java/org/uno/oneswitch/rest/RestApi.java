@@ -13,7 +13,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import org.projectfloodlight.openflow.protocol.OFPortDesc;
 import org.projectfloodlight.openflow.protocol.OFPortState;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
@@ -28,6 +27,7 @@ import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.PortNumbers;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.stats.PortDescription;
 
 /**
  * The REST resources (documented in oneswitch/README.md):
@@ -274,11 +274,11 @@ public final class RestApi {
     }
 
     private ObjectNode mapping(PortMapping m) {
-        OFPortDesc d = vs.ports().describe(m);
+        PortDescription d = vs.ports().describe(m);
         return RestServer.JSON.createObjectNode().put("virtual_port", Integer.toUnsignedLong(m.virtualPort().getPortNumber()))
                 .put("switch", m.physical().switchId()).put("port", m.physicalName())
                 .put("ofport", ofport(m)).put("name", m.name())
-                .put("link_up", !d.getState().contains(OFPortState.LINK_DOWN));
+                .put("link_up", !d.state().contains(OFPortState.LINK_DOWN));
     }
 
     private static long ofport(PortMapping m) {

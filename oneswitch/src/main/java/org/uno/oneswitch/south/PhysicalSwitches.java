@@ -20,10 +20,15 @@ import io.netty.channel.unix.DomainSocketAddress;
 
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFFlowStatsReply;
+import org.projectfloodlight.openflow.protocol.OFGroupStatsReply;
 import org.projectfloodlight.openflow.protocol.OFMessage;
-import org.projectfloodlight.openflow.protocol.OFPortDesc;
+import org.projectfloodlight.openflow.protocol.OFMeterModCommand;
+import org.projectfloodlight.openflow.protocol.OFMeterStatsReply;
+import org.projectfloodlight.openflow.protocol.OFPortStatsReply;
 import org.projectfloodlight.openflow.protocol.OFStatsReply;
 import org.projectfloodlight.openflow.protocol.OFStatsRequest;
+import org.projectfloodlight.openflow.protocol.OFTableStatsReply;
 import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.projectfloodlight.openflow.types.OFBufferId;
@@ -33,12 +38,25 @@ import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.codec.OfChannels;
+import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.codec.StatsCodec;
 import org.uno.oneswitch.codec.Transport;
 import org.uno.oneswitch.core.PhysicalEvents;
 import org.uno.oneswitch.core.PhysicalNetwork;
+import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.PortModRequest;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.model.VirtualMeter;
+import org.uno.oneswitch.plan.PlanChange;
+import org.uno.oneswitch.stats.EntryCounters;
+import org.uno.oneswitch.stats.GroupCounters;
+import org.uno.oneswitch.stats.MeterCounters;
+import org.uno.oneswitch.stats.PortCounters;
+import org.uno.oneswitch.stats.PortDescription;
+import org.uno.oneswitch.stats.TableCounters;
 import org.uno.oneswitch.translate.Layout;
 import org.uno.oneswitch.translate.PhysicalPlan;
 
@@ -198,18 +216,33 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     }
 
     @Override
-    public OFFactory factory() {
-        return OF13;
-    }
-
-    @Override
     public boolean connected(String switchId) {
         SwitchConnection c = connections.get(switchId);
         return c != null && c.ready();
     }
 
     @Override
-    public void send(String switchId, OFMessage.Builder msg, ErrorListener onError) {
+    public void apply(PlanChange change, boolean resetCounts, ErrorListener onError) {
+        send(change.switchId(), PhysicalMessages.message(change, resetCounts, OF13), onError);
+    }
+
+    @Override
+    public void meter(String switchId, OFMeterModCommand command, VirtualMeter meter, ErrorListener onError) {
+        send(switchId, MeterModCodec.message(OF13, command, meter), onError);
+    }
+
+    @Override
+    public void portMod(String switchId, PortModRequest change, ErrorListener onError) {
+        send(switchId, OF13.buildPortMod().setPortNo(change.port()).setHwAddr(change.hwAddr())
+                .setConfig(change.config()).setMask(change.mask()).setAdvertise(change.advertise()), onError);
+    }
+
+    @Override
+    public void packetOut(String switchId, OFPort inPort, List<Action> actions, byte[] data, ErrorListener onError) {
+        send(switchId, PhysicalMessages.packetOut(inPort, actions, data, OF13), onError);
+    }
+
+    private void send(String switchId, OFMessage.Builder msg, ErrorListener onError) {
         RequestTracker t = commands(switchId);
         if (t != null) {
             t.send(msg, onError);
@@ -217,7 +250,39 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     }
 
     @Override
-    public CompletableFuture<List<OFStatsReply>> request(String switchId, OFStatsRequest<?> req) {
+    public CompletableFuture<List<EntryCounters>> entryCounters(String switchId, int table, U64 cookie, U64 mask) {
+        return request(switchId, OF13.buildFlowStatsRequest().setTableId(table < 0 ? TableId.ALL : TableId.of(table))
+                .setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).setCookie(cookie).setCookieMask(mask)
+                .setMatch(OF13.buildMatch().build()).build()).thenApply(replies -> replies.stream()
+                .flatMap(r -> ((OFFlowStatsReply) r).getEntries().stream()).map(StatsCodec::entry).toList());
+    }
+
+    @Override
+    public CompletableFuture<List<PortCounters>> portCounters(String switchId, OFPort port) {
+        return request(switchId, OF13.buildPortStatsRequest().setPortNo(port).build()).thenApply(replies -> replies
+                .stream().flatMap(r -> ((OFPortStatsReply) r).getEntries().stream()).map(StatsCodec::port).toList());
+    }
+
+    @Override
+    public CompletableFuture<List<TableCounters>> tableCounters(String switchId) {
+        return request(switchId, OF13.buildTableStatsRequest().build()).thenApply(replies -> replies.stream()
+                .flatMap(r -> ((OFTableStatsReply) r).getEntries().stream()).map(StatsCodec::table).toList());
+    }
+
+    @Override
+    public CompletableFuture<List<GroupCounters>> groupCounters(String switchId, OFGroup group) {
+        return request(switchId, OF13.buildGroupStatsRequest().setGroup(group).build()).thenApply(replies -> replies
+                .stream().flatMap(r -> ((OFGroupStatsReply) r).getEntries().stream()).map(StatsCodec::group).toList());
+    }
+
+    @Override
+    public CompletableFuture<List<MeterCounters>> meterCounters(String switchId, long meter) {
+        return request(switchId, OF13.buildMeterStatsRequest().setMeterId(meter).build()).thenApply(replies -> replies
+                .stream().flatMap(r -> ((OFMeterStatsReply) r).getEntries().stream()).map(StatsCodec::meter).toList());
+    }
+
+    /** Sends a multipart request and completes with every reply part (exceptionally on error or disconnect). */
+    private CompletableFuture<List<OFStatsReply>> request(String switchId, OFStatsRequest<?> req) {
         RequestTracker t = commands(switchId);
         if (t == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("switch " + switchId + " not connected"));
@@ -299,7 +364,7 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     }
 
     @Override
-    public Map<OFPort, OFPortDesc> ports(String switchId) {
+    public Map<OFPort, PortDescription> ports(String switchId) {
         SwitchConnection c = connections.get(switchId);
         return c == null ? Map.of() : c.ports();
     }

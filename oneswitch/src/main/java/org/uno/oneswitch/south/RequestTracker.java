@@ -22,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.DeferredFlush;
 import org.uno.oneswitch.core.PhysicalNetwork;
+import org.uno.oneswitch.error.PhysicalErrors;
 
 /**
  * Requests and replies on one OpenFlow connection to a physical switch: fresh xids, multipart
@@ -181,7 +182,7 @@ final class RequestTracker {
         }
         PhysicalNetwork.ErrorListener l = errorListeners.remove(e.getXid());
         if (l != null) {
-            l.onError(name.get(), e);
+            l.onError(name.get(), PhysicalErrors.toVirtual(name.get(), e));
         } else {
             LOG.warn("switch {} sent error {}", name.get(), e);
         }

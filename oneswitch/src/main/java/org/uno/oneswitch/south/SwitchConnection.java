@@ -19,7 +19,6 @@ import org.projectfloodlight.openflow.protocol.OFGroupDescStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFGroupDescStatsReply;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFMeterConfigStatsReply;
-import org.projectfloodlight.openflow.protocol.OFMeterFeatures;
 import org.projectfloodlight.openflow.protocol.OFMeterFeaturesStatsReply;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPortDesc;
@@ -35,12 +34,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.MeterModCodec;
 import org.uno.oneswitch.codec.PhysicalMessages;
+import org.uno.oneswitch.codec.PortDescCodec;
+import org.uno.oneswitch.codec.StatsCodec;
 import org.uno.oneswitch.core.SwitchTables;
 import org.uno.oneswitch.model.MeterModRequest;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.plan.InstalledEntry;
 import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.stats.MeterFeatures;
+import org.uno.oneswitch.stats.PortDescription;
 
 /**
  * A physical switch connected to OneSwitch as to its controller: the handshake learns its datapath
@@ -55,7 +58,7 @@ final class SwitchConnection extends SwitchChannel {
     private SwitchSpec spec;
     private boolean ready;
     private RequestTracker commands;
-    private final Map<OFPort, OFPortDesc> ports = new LinkedHashMap<>();
+    private final Map<OFPort, PortDescription> ports = new LinkedHashMap<>();
 
     SwitchConnection(PhysicalSwitches registry, int maxIdleProbes) {
         super(maxIdleProbes);
@@ -71,7 +74,7 @@ final class SwitchConnection extends SwitchChannel {
         return ready;
     }
 
-    Map<OFPort, OFPortDesc> ports() {
+    Map<OFPort, PortDescription> ports() {
         return Collections.unmodifiableMap(ports);
     }
 
@@ -105,7 +108,7 @@ final class SwitchConnection extends SwitchChannel {
             case FEATURES_REPLY -> onFeatures((OFFeaturesReply) m);
             case PACKET_IN -> {
                 if (ready) {
-                    registry.events().packetIn(spec.id(), (OFPacketIn) m);
+                    registry.events().packetIn(spec.id(), PhysicalMessages.packetIn((OFPacketIn) m));
                 }
             }
             case PORT_STATUS -> onPortStatus((OFPortStatus) m);
@@ -151,7 +154,7 @@ final class SwitchConnection extends SwitchChannel {
         tracker.request(OF13.buildPortDescStatsRequest().build()).thenAccept(replies -> {
             ports.clear();
             for (OFStatsReply r : replies) {
-                ((OFPortDescStatsReply) r).getEntries().forEach(d -> ports.put(d.getPortNo(), d));
+                ((OFPortDescStatsReply) r).getEntries().forEach(d -> ports.put(d.getPortNo(), PortDescCodec.decode(d)));
             }
             resync();
         });
@@ -191,8 +194,8 @@ final class SwitchConnection extends SwitchChannel {
             for (OFStatsReply r : meters.join()) {
                 ((OFMeterConfigStatsReply) r).getEntries().forEach(c -> installedMeters.add(MeterModCodec.installed(c)));
             }
-            Optional<OFMeterFeatures> meterFeatures = features.join().stream().findFirst()
-                    .map(r -> ((OFMeterFeaturesStatsReply) r).getFeatures());
+            Optional<MeterFeatures> meterFeatures = features.join().stream().findFirst()
+                    .map(r -> StatsCodec.features(((OFMeterFeaturesStatsReply) r).getFeatures()));
             ready = true;
             registry.events().switchConnected(spec.id(), new SwitchTables(entries, installedGroups, installedMeters,
                     meterFeatures));
@@ -208,7 +211,7 @@ final class SwitchConnection extends SwitchChannel {
         if (s.getReason() == OFPortReason.DELETE) {
             ports.remove(d.getPortNo());
         } else {
-            ports.put(d.getPortNo(), d);
+            ports.put(d.getPortNo(), PortDescCodec.decode(d));
         }
         if (ready) {
             registry.events().portsChanged(spec.id());

@@ -28,10 +28,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.projectfloodlight.openflow.protocol.OFGroupType;
-import org.projectfloodlight.openflow.protocol.OFMeterFeatures;
 import org.projectfloodlight.openflow.protocol.OFMeterFlags;
 import org.projectfloodlight.openflow.types.OFPort;
-import org.uno.oneswitch.core.Counts;
 import org.uno.oneswitch.core.RuleCounters;
 import org.uno.oneswitch.core.SavedState;
 import org.uno.oneswitch.core.SwitchTables;
@@ -44,6 +42,8 @@ import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.plan.InstalledEntry;
+import org.uno.oneswitch.stats.Counts;
+import org.uno.oneswitch.stats.MeterFeatures;
 import org.uno.oneswitch.testing.Fixtures;
 import org.uno.oneswitch.testing.StateFixture;
 
@@ -145,8 +145,7 @@ class StateFileTest {
 
     @Test
     void metersSurviveInTheSnapshotAndTheChangeRecords() throws Exception {
-        OFMeterFeatures features = Fixtures.OF13.buildMeterFeatures().setMaxMeter(100).setBandTypes(1 << 1)
-                .setCapabilities(0xf).setMaxBands((short) 4).setMaxColor((short) 0).build();
+        MeterFeatures features = new MeterFeatures(100, 1 << 1, 0xf, 4, 0);
         for (String s : List.of("host", "snic0")) {
             f.vs.switchConnected(s, new SwitchTables(List.of(), List.of(), List.of(), Optional.of(features)));
         }

@@ -33,10 +33,12 @@ import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
+import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.error.PortMapException;
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowModRequest;
 import org.uno.oneswitch.model.Link;
+import org.uno.oneswitch.model.PhysicalPacketIn;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortSpec;
@@ -218,16 +220,17 @@ class RemapServiceTest {
     }
 
     /** The marker as the target switch hands it to OneSwitch: tagged, from the PCIe port. */
-    private static OFPacketIn arrived(OFPacketOut marker) {
+    private static PhysicalPacketIn arrived(OFPacketOut marker) {
         byte[] d = marker.getData();
         byte[] tagged = new byte[d.length + 4];
         System.arraycopy(d, 0, tagged, 0, 12);
         tagged[12] = (byte) 0x88;
         tagged[13] = (byte) 0xa8;
         System.arraycopy(d, 12, tagged, 16, d.length - 12);
-        return OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(tagged.length)
-                .setReason(OFPacketInReason.ACTION).setTableId(TableId.of(0)).setCookie(U64.ZERO)
-                .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(1)).build()).setData(tagged).build();
+        return PhysicalMessages.packetIn(OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER)
+                .setTotalLen(tagged.length).setReason(OFPacketInReason.ACTION).setTableId(TableId.of(0))
+                .setCookie(U64.ZERO).setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(1)).build())
+                .setData(tagged).build());
     }
 
     private static List<OFFlowMod> flowMods(List<OFMessage> sent, OFFlowModCommand command) {

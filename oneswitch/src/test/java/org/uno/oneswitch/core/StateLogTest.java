@@ -20,6 +20,7 @@ import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.uno.oneswitch.error.FlowModFailedException;
 import org.uno.oneswitch.model.VirtualRule;
+import org.uno.oneswitch.stats.Counts;
 import org.uno.oneswitch.testing.StateFixture;
 
 /**

@@ -30,6 +30,7 @@ import org.projectfloodlight.openflow.protocol.match.MatchField;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.core.SwitchTables;
 import org.uno.oneswitch.model.VirtualMeter;
+import org.uno.oneswitch.stats.MeterFeatures;
 
 /**
  * Meters of the virtual switch over in-memory physical switches: kept where one switch meters all
@@ -51,8 +52,7 @@ class MeterTest {
     }
 
     private static SwitchTables reported(long maxMeter, int maxBands) {
-        OFMeterFeatures f = OF13.buildMeterFeatures().setMaxMeter(maxMeter).setBandTypes(1 << 1)
-                .setCapabilities(0xf).setMaxBands((short) maxBands).setMaxColor((short) 0).build();
+        MeterFeatures f = new MeterFeatures(maxMeter, 1 << 1, 0xf, maxBands, 0);
         return new SwitchTables(List.of(), List.of(), List.of(), Optional.of(f));
     }
 

@@ -38,6 +38,7 @@ import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
+import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.core.PortRequest;
 
 /** The virtual switch seen through one controller connection, over in-memory physical switches. */
@@ -184,14 +185,14 @@ class RequestHandlerTest {
                 .setReason(OFPacketInReason.NO_MATCH).setTableId(TableId.of(1)).setCookie(physicalCookie)
                 .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(2)).build()).setData(new byte[4]).build();
         Harness.Conn passive = h.connect(true, true);
-        h.vs.packetIn("snic0", pi);
+        h.vs.packetIn("snic0", PhysicalMessages.packetIn(pi));
         OFPacketIn got = assertInstanceOf(OFPacketIn.class, c.received().get(0));
         assertEquals(OFPort.of(3), got.getMatch().get(MatchField.IN_PORT));
         assertEquals(U64.of(0xc0ffee), got.getCookie());
         assertEquals(TableId.of(0), got.getTableId(), "virtual table 0 is physical table 1");
         assertEquals(List.of(), passive.received(), "service connections get async messages only when they ask");
-        h.vs.packetIn("snic0", pi.createBuilder().setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(1))
-                .build()).build());
+        h.vs.packetIn("snic0", PhysicalMessages.packetIn(pi.createBuilder().setMatch(OF13.buildMatch()
+                .setExact(MatchField.IN_PORT, OFPort.of(1)).build()).build()));
         assertEquals(List.of(), c.received(), "packets from the PCIe link never reach the controller");
     }
 
@@ -208,9 +209,9 @@ class RequestHandlerTest {
         OFPacketIn.Builder pi = OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(4)
                 .setTableId(TableId.of(1)).setCookie(cookie).setData(new byte[4])
                 .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(2)).build());
-        h.vs.packetIn("snic0", pi.setReason(OFPacketInReason.ACTION).build());
+        h.vs.packetIn("snic0", PhysicalMessages.packetIn(pi.setReason(OFPacketInReason.ACTION).build()));
         assertEquals(List.of(), c.received(), "ACTION (bit 1) is masked off");
-        h.vs.packetIn("snic0", pi.setReason(OFPacketInReason.NO_MATCH).build());
+        h.vs.packetIn("snic0", PhysicalMessages.packetIn(pi.setReason(OFPacketInReason.NO_MATCH).build()));
         assertInstanceOf(OFPacketIn.class, c.received().get(0));
     }
 

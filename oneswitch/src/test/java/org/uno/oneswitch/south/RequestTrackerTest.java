@@ -66,13 +66,13 @@ class RequestTrackerTest {
     @Test
     void errorsReachTheSenderOfTheFailingMessage() {
         List<String> seen = new ArrayList<>();
-        t.send(OF13.buildFlowAdd(), (sw, e) -> seen.add(sw + ":" + e.getErrType()));
+        t.send(OF13.buildFlowAdd(), (sw, e) -> seen.add(sw + ":" + e.code()));
         t.send(OF13.buildFlowAdd(), (sw, e) -> seen.add("second"));
         List<OFMessage> out = written();
         OFErrorMsg err = OF13.errorMsgs().buildFlowModFailedErrorMsg().setXid(out.get(0).getXid())
                 .setCode(OFFlowModFailedCode.TABLE_FULL).build();
         assertTrue(t.onMessage(err));
-        assertEquals(List.of("host:FLOW_MOD_FAILED"), seen);
+        assertEquals(List.of("host:TABLE_FULL"), seen);
     }
 
     @Test

@@ -13,12 +13,12 @@ import io.netty.channel.embedded.EmbeddedChannel;
 
 import org.junit.jupiter.api.Test;
 import org.projectfloodlight.openflow.protocol.OFMessage;
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.uno.oneswitch.codec.Hellos;
 import org.uno.oneswitch.codec.OfFrameDecoder;
 import org.uno.oneswitch.core.PhysicalEvents;
 import org.uno.oneswitch.core.SwitchTables;
+import org.uno.oneswitch.model.PhysicalPacketIn;
 import org.uno.oneswitch.testing.Fixtures;
 
 /** A physical switch's controller connection: what it survives and what closes it. */
@@ -44,7 +44,7 @@ class SwitchConnectionTest {
             }
 
             @Override
-            public void packetIn(String id, OFPacketIn p) {
+            public void packetIn(String id, PhysicalPacketIn p) {
                 events.add("packet-in " + id);
             }
         });

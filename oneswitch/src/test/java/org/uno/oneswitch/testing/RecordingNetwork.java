@@ -11,38 +11,45 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import org.projectfloodlight.openflow.protocol.OFErrorMsg;
-import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
-import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
-import org.projectfloodlight.openflow.protocol.OFFlowStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFMessage;
-import org.projectfloodlight.openflow.protocol.OFPortDesc;
+import org.projectfloodlight.openflow.protocol.OFMeterModCommand;
 import org.projectfloodlight.openflow.protocol.OFPortFeatures;
 import org.projectfloodlight.openflow.protocol.OFPortState;
-import org.projectfloodlight.openflow.protocol.OFPortStatsEntry;
-import org.projectfloodlight.openflow.protocol.OFPortStatsRequest;
-import org.projectfloodlight.openflow.protocol.OFStatsReply;
-import org.projectfloodlight.openflow.protocol.OFStatsRequest;
-import org.projectfloodlight.openflow.protocol.OFTableStatsEntry;
 import org.projectfloodlight.openflow.types.MacAddress;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
-import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
+import org.uno.oneswitch.codec.MeterModCodec;
+import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.core.PhysicalNetwork;
+import org.uno.oneswitch.error.PhysicalErrors;
+import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.PortModRequest;
 import org.uno.oneswitch.model.PortSpec;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.model.VirtualMeter;
+import org.uno.oneswitch.plan.PlanChange;
+import org.uno.oneswitch.stats.Counts;
+import org.uno.oneswitch.stats.EntryCounters;
+import org.uno.oneswitch.stats.GroupCounters;
+import org.uno.oneswitch.stats.MeterCounters;
+import org.uno.oneswitch.stats.PortCounters;
+import org.uno.oneswitch.stats.PortDescription;
+import org.uno.oneswitch.stats.TableCounters;
 
 /**
  * An in-memory stand-in for the physical switches (like Open vSwitch's dummy datapath): it keeps
- * the flow entries the core installs, answers stats requests from counters the test sets, and lets
- * the test decide when barriers complete and which messages fail.
+ * the flow entries the core installs (as the OpenFlow messages the southbound would send), answers
+ * counter requests from counters the test sets, and lets the test decide when barriers complete
+ * and which changes fail.
  */
 public final class RecordingNetwork implements PhysicalNetwork {
     private final Set<String> connected = new HashSet<>();
     private final Map<String, List<OFMessage>> sent = new LinkedHashMap<>();
-    private final Map<String, Map<OFPort, OFPortDesc>> ports = new HashMap<>();
+    private final Map<String, Map<OFPort, PortDescription>> ports = new HashMap<>();
     /** Flow entries as installed: switch -> cookie -> add message. */
     private final Map<String, Map<U64, OFFlowMod>> flows = new HashMap<>();
     private final Map<String, Map<Integer, OFGroupMod>> groups = new HashMap<>();
@@ -56,13 +63,11 @@ public final class RecordingNetwork implements PhysicalNetwork {
     public RecordingNetwork(Topology topology) {
         for (SwitchSpec s : topology.switches()) {
             connected.add(s.id());
-            Map<OFPort, OFPortDesc> p = new LinkedHashMap<>();
+            Map<OFPort, PortDescription> p = new LinkedHashMap<>();
             for (PortSpec ps : s.ports()) {
-                p.put(ps.number(), Fixtures.OF13.buildPortDesc().setPortNo(ps.number()).setName(ps.name())
-                        .setHwAddr(MacAddress.of(0x020000000000L + ps.number().getPortNumber()))
-                        .setState(Set.of(OFPortState.LIVE)).setCurr(Set.of(OFPortFeatures.PF_10GB_FD))
-                        .setAdvertised(Set.of()).setSupported(Set.of()).setPeer(Set.of()).setConfig(Set.of())
-                        .setCurrSpeed(10_000_000).setMaxSpeed(0).build());
+                MacAddress mac = MacAddress.of(0x020000000000L + ps.number().getPortNumber());
+                p.put(ps.number(), new PortDescription(ps.number(), ps.name(), mac, Set.of(), Set.of(OFPortState.LIVE),
+                        Set.of(OFPortFeatures.PF_10GB_FD), Set.of(), Set.of(), Set.of(), 10_000_000, 0));
             }
             ports.put(s.id(), p);
         }
@@ -112,17 +117,32 @@ public final class RecordingNetwork implements PhysicalNetwork {
     }
 
     @Override
-    public OFFactory factory() {
-        return Fixtures.OF13;
-    }
-
-    @Override
     public boolean connected(String switchId) {
         return connected.contains(switchId);
     }
 
     @Override
-    public void send(String switchId, OFMessage.Builder builder, ErrorListener onError) {
+    public void apply(PlanChange change, boolean resetCounts, ErrorListener onError) {
+        send(change.switchId(), PhysicalMessages.message(change, resetCounts, Fixtures.OF13), onError);
+    }
+
+    @Override
+    public void meter(String switchId, OFMeterModCommand command, VirtualMeter meter, ErrorListener onError) {
+        send(switchId, MeterModCodec.message(Fixtures.OF13, command, meter), onError);
+    }
+
+    @Override
+    public void portMod(String switchId, PortModRequest change, ErrorListener onError) {
+        send(switchId, Fixtures.OF13.buildPortMod().setPortNo(change.port()).setHwAddr(change.hwAddr())
+                .setConfig(change.config()).setMask(change.mask()).setAdvertise(change.advertise()), onError);
+    }
+
+    @Override
+    public void packetOut(String switchId, OFPort inPort, List<Action> actions, byte[] data, ErrorListener onError) {
+        send(switchId, PhysicalMessages.packetOut(inPort, actions, data, Fixtures.OF13), onError);
+    }
+
+    private void send(String switchId, OFMessage.Builder builder, ErrorListener onError) {
         if (!connected(switchId)) {
             return;
         }
@@ -131,7 +151,7 @@ public final class RecordingNetwork implements PhysicalNetwork {
         if (nextError != null) {
             OFErrorMsg e = nextError;
             nextError = null;
-            onError.onError(switchId, e);
+            onError.onError(switchId, PhysicalErrors.toVirtual(switchId, e));
             return;
         }
         if (msg instanceof OFGroupMod gm) {
@@ -152,45 +172,50 @@ public final class RecordingNetwork implements PhysicalNetwork {
         }
     }
 
+    private <T> CompletableFuture<List<T>> answer(String switchId, List<T> counters) {
+        return connected(switchId) ? CompletableFuture.completedFuture(counters)
+                : CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+    }
+
     @Override
-    public CompletableFuture<List<OFStatsReply>> request(String switchId, OFStatsRequest<?> req) {
-        if (!connected(switchId)) {
-            return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
-        }
-        sent.computeIfAbsent(switchId, s -> new ArrayList<>()).add(req);
-        OFFactory f = Fixtures.OF13;
-        OFStatsReply reply;
-        if (req instanceof OFFlowStatsRequest fr) {
-            List<OFFlowStatsEntry> entries = new ArrayList<>();
-            for (OFFlowMod fm : flows(switchId)) {
-                if (fr.getCookieMask().equals(U64.ZERO) || fm.getCookie().equals(fr.getCookie())) {
-                    long[] c = counters.getOrDefault(fm.getCookie(), new long[2]);
-                    entries.add(f.buildFlowStatsEntry().setTableId(fm.getTableId()).setPriority(fm.getPriority())
-                            .setCookie(fm.getCookie()).setMatch(fm.getMatch()).setInstructions(fm.getInstructions())
-                            .setPacketCount(U64.of(c[0])).setByteCount(U64.of(c[1])).build());
-                }
+    public CompletableFuture<List<EntryCounters>> entryCounters(String switchId, int table, U64 cookie, U64 mask) {
+        List<EntryCounters> out = new ArrayList<>();
+        for (OFFlowMod fm : flows(switchId)) {
+            if ((table < 0 || fm.getTableId().getValue() == table) && (mask.equals(U64.ZERO)
+                    || fm.getCookie().and(mask).equals(cookie.and(mask)))) {
+                long[] c = counters.getOrDefault(fm.getCookie(), new long[2]);
+                out.add(new EntryCounters(fm.getCookie(), new Counts(c[0], c[1])));
             }
-            reply = f.buildFlowStatsReply().setEntries(entries).build();
-        } else if (req instanceof OFPortStatsRequest pr) {
-            List<OFPortStatsEntry> entries = new ArrayList<>();
-            for (OFPort p : ports.get(switchId).keySet()) {
-                if (pr.getPortNo().equals(OFPort.ANY) || pr.getPortNo().equals(p)) {
-                    long n = p.getPortNumber();
-                    entries.add(f.buildPortStatsEntry().setPortNo(p).setRxPackets(U64.of(100 * n))
-                            .setTxPackets(U64.of(200 * n)).setRxBytes(U64.of(1000 * n)).setTxBytes(U64.of(2000 * n))
-                            .setRxDropped(U64.ZERO).setTxDropped(U64.ZERO).setRxErrors(U64.ZERO).setTxErrors(U64.ZERO)
-                            .setRxFrameErr(U64.ZERO).setRxOverErr(U64.ZERO).setRxCrcErr(U64.ZERO)
-                            .setCollisions(U64.ZERO).build());
-                }
-            }
-            reply = f.buildPortStatsReply().setEntries(entries).build();
-        } else {
-            List<OFTableStatsEntry> entries = List.of(f.buildTableStatsEntry().setTableId(TableId.of(0))
-                    .setActiveCount(flows(switchId).size()).setLookupCount(U64.of(1000)).setMatchedCount(U64.of(900))
-                    .build());
-            reply = f.buildTableStatsReply().setEntries(entries).build();
         }
-        return CompletableFuture.completedFuture(List.of(reply));
+        return answer(switchId, out);
+    }
+
+    @Override
+    public CompletableFuture<List<PortCounters>> portCounters(String switchId, OFPort port) {
+        List<PortCounters> out = new ArrayList<>();
+        for (OFPort p : ports.getOrDefault(switchId, Map.of()).keySet()) {
+            if (port.equals(OFPort.ANY) || port.equals(p)) {
+                long n = p.getPortNumber();
+                out.add(new PortCounters(p, new Counts(100 * n, 1000 * n), new Counts(200 * n, 2000 * n), 0, 0, 0, 0,
+                        0, 0, 0, 0, 0, 0));
+            }
+        }
+        return answer(switchId, out);
+    }
+
+    @Override
+    public CompletableFuture<List<TableCounters>> tableCounters(String switchId) {
+        return answer(switchId, List.of(new TableCounters(0, flows(switchId).size(), 1000, 900)));
+    }
+
+    @Override
+    public CompletableFuture<List<GroupCounters>> groupCounters(String switchId, OFGroup group) {
+        return answer(switchId, List.of());
+    }
+
+    @Override
+    public CompletableFuture<List<MeterCounters>> meterCounters(String switchId, long meter) {
+        return answer(switchId, List.of());
     }
 
     @Override
@@ -211,7 +236,7 @@ public final class RecordingNetwork implements PhysicalNetwork {
     }
 
     @Override
-    public Map<OFPort, OFPortDesc> ports(String switchId) {
+    public Map<OFPort, PortDescription> ports(String switchId) {
         return connected(switchId) ? ports.get(switchId) : Map.of();
     }
 }

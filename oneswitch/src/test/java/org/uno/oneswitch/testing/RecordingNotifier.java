@@ -3,11 +3,12 @@ package org.uno.oneswitch.testing;
 import java.util.List;
 
 import org.projectfloodlight.openflow.protocol.OFMessage;
-import org.projectfloodlight.openflow.protocol.OFPortStatus;
+import org.projectfloodlight.openflow.protocol.OFPortReason;
 import org.uno.oneswitch.core.ControllerNotifier;
 import org.uno.oneswitch.core.RuleRemoved;
 import org.uno.oneswitch.core.VirtualPacketIn;
 import org.uno.oneswitch.endpoint.AsyncMessages;
+import org.uno.oneswitch.stats.PortDescription;
 
 /**
  * A controller side that keeps every asynchronous message it is sent, in order, in {@code sent}, as the
@@ -26,8 +27,8 @@ public final class RecordingNotifier implements ControllerNotifier {
     }
 
     @Override
-    public void portStatus(OFPortStatus msg) {
-        sent.add(msg);
+    public void portStatus(OFPortReason reason, PortDescription port) {
+        sent.add(AsyncMessages.portStatus(Fixtures.OF13, reason, port));
     }
 
     @Override

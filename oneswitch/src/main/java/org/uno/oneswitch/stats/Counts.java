@@ -1,4 +1,4 @@
-package org.uno.oneswitch.core;
+package org.uno.oneswitch.stats;
 
 /** Packet and byte counters. */
 public record Counts(long packets, long bytes) {
