@@ -18,6 +18,7 @@ from uno_agent.faults import FaultInjector
 from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Instance, LaunchError
 from uno_agent.migration import Migrator
+from uno_agent.migration_record import MigrationRecord
 from uno_nfs import NfControlError
 
 STATE_MAGIC = b"FNF1"
@@ -227,11 +228,12 @@ class World:
     def migrator(self, faults: dict[str, str] | None = None, **kwargs) -> Migrator:
         """A migrator over the fakes; with `faults`, through a FaultInjector as the daemon builds it."""
         if not faults:
-            return Migrator(self.inventory, self.launcher, self.portmap, free_port=lambda: next(self._ports),
-                            nf_control=self.launcher.controls.__getitem__, **kwargs)
+            return Migrator(MigrationRecord(self.inventory), self.launcher, self.portmap,
+                            free_port=lambda: next(self._ports), nf_control=self.launcher.controls.__getitem__,
+                            **kwargs)
         injector = FaultInjector(faults)
-        return Migrator(self.inventory, injector.launcher(self.launcher), injector.portmap(self.portmap),
-                        free_port=lambda: next(self._ports),
+        return Migrator(MigrationRecord(self.inventory), injector.launcher(self.launcher),
+                        injector.portmap(self.portmap), free_port=lambda: next(self._ports),
                         nf_control=injector.nf_control(self.launcher.controls.__getitem__),
                         on_step=injector.on_step, **kwargs)
 

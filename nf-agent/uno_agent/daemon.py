@@ -27,6 +27,7 @@ from uno_agent.launcher import Launcher, ProcessLauncher
 from uno_agent.libvirt_launcher import LibvirtLauncher
 from uno_agent.metrics import registry_for
 from uno_agent.migration import Migrator
+from uno_agent.migration_record import MigrationRecord
 from uno_agent.monitor import Monitor, TrafficMatrix
 from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Placer
@@ -90,11 +91,11 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
 
     if cfg.migration_faults:  # tests only: failures injected into the migrator's view of the parts
         faults = FaultInjector(cfg.migration_faults)
-        service.migrator = Migrator(service.inventory, faults.launcher(launcher), faults.portmap(portmap),
+        service.migrator = Migrator(MigrationRecord(inventory), faults.launcher(launcher), faults.portmap(portmap),
                                     free_port=free_port, nf_control=faults.nf_control(NfControl),
                                     on_step=faults.on_step)
     else:
-        service.migrator = Migrator(service.inventory, launcher, portmap, free_port=free_port)
+        service.migrator = Migrator(MigrationRecord(inventory), launcher, portmap, free_port=free_port)
     monitor = Monitor(service.read_counters, traffic,
                       lambda: service.reoptimize(apply=True, trigger="monitor"),
                       interval_s=cfg.monitor.interval_s, replace_every=cfg.monitor.replace_every,

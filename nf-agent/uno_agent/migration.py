@@ -40,8 +40,9 @@ from collections.abc import Callable
 
 from uno_agent.catalog import Flavor
 from uno_agent.errors import AgentError, Conflict
-from uno_agent.inventory import Inventory, Server
+from uno_agent.inventory import Server
 from uno_agent.launcher import Launcher
+from uno_agent.migration_record import MigrationRecord
 from uno_agent.migration_steps import JOURNALLED, STEPS, Journal, recovery_steps
 from uno_agent.oneswitch import PortMapper
 from uno_nfs import NfControl, NfControlError
@@ -162,10 +163,10 @@ class Migrator:
     agent there, and faults.FaultInjector injects failures through it and the parts it wraps.
     """
 
-    def __init__(self, inventory: Inventory, launcher: Launcher, portmap: PortMapper, *,
+    def __init__(self, record: MigrationRecord, launcher: Launcher, portmap: PortMapper, *,
                  free_port: Callable[[], str], clock: Callable[[], float] = time.time,
                  nf_control: Callable[[str], NfControl] = NfControl, on_step: Callable[[str], None] | None = None):
-        self.inventory = inventory
+        self.record = record          # the migrating server's record: the only inventory writes a migration makes
         self.launcher = launcher
         self.portmap = portmap
         self.free_port = free_port
@@ -184,7 +185,7 @@ class Migrator:
         """Journals a migration of `server` to `target` (the server is MIGRATING from now on, and a
         restarted agent finishes or undoes it); `run` carries it out."""
         journal = Journal(target=target, new_port=self.free_port(), new_id=f"{server.id}-{int(self.clock() * 1000)}")
-        return self.inventory.update(server.id, status="MIGRATING", migration=journal.to_record())
+        return self.record.begin(server.id, journal)
 
     def run(self, server: Server, flavor: Flavor) -> Server:
         """Carries out the migration `begin` journalled; rolls back and raises MigrationError on failure."""
@@ -200,7 +201,7 @@ class Migrator:
             error = MigrationError(f"migration of {server.name} to {target} failed at step "
                                    f"'{run.step}': {exc}; it stays on {run.report.source}")
             # the fault is written with the ACTIVE status: whoever sees the one sees the other
-            self._roll_back(self.inventory.get(server.id), run.old, run.new, fault=str(error))
+            self._roll_back(self.record.get(server.id), run.old, run.new, fault=str(error))
             raise error from exc
         finally:
             run.close()
@@ -216,7 +217,7 @@ class Migrator:
         for step in steps:
             run.step = step
             if step in JOURNALLED:
-                run.server = self._journal(run.server, step=step)
+                run.server = self.record.journal(run.server.id, step=step)
             if on_step is not None:
                 on_step(step)
             started = time.perf_counter()
@@ -231,7 +232,7 @@ class Migrator:
         if step == "start":
             report.hold_packets = hold_packets(self._rate(old))
             run.new = self._start(run.server, run.flavor, report.hold_packets)
-            run.server = self.inventory.get(run.server.id)
+            run.server = self.record.get(run.server.id)
             self._check_alive(run.new, "the new NF")
         elif step == "remap":
             report.held_from = self.clock()
@@ -263,11 +264,6 @@ class Migrator:
             self.retired_losses[run.server.id].update(retired)
             run.server = self._retire(run.server)
 
-    def _journal(self, server: Server, **changes) -> Server:
-        """Add `changes` to the journal as stored (steps add to it), and return the fresh record."""
-        current = Journal.of(self.inventory.get(server.id).migration)
-        return self.inventory.update(server.id, migration=dataclasses.replace(current, **changes).to_record())
-
     @staticmethod
     def _rate(nf: NfControl) -> float:
         """Packets per second `nf` receives, measured over RATE_SAMPLE_S."""
@@ -279,7 +275,7 @@ class Migrator:
         journal = Journal.of(server.migration)
         instance = self.launcher.start_nf(journal.new_id, flavor.binary, journal.target,
                                           journal.new_port, server.config.get("nf_config"), hold_packets=hold)
-        self._journal(server, new_pid=instance.pid, new_pid_start=instance.pid_start,
+        self.record.journal(server.id, new_pid=instance.pid, new_pid_start=instance.pid_start,
                       new_control=instance.control, new_netns=instance.netns)
         return self.nf_control(instance.control)
 
@@ -324,10 +320,7 @@ class Migrator:
         self.launcher.publish(server.id, journal.new_control)
         self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start)
         self.launcher.forget(server.instance)
-        return self.inventory.update(
-            server.id, status="ACTIVE", side=journal.target, port=journal.new_port, instance=journal.new_id,
-            pid=journal.new_pid, pid_start=journal.new_pid_start, control=journal.new_control,
-            netns=journal.new_netns, moved_at=self.clock(), migration=None, fault=None)
+        return self.record.moved(server.id, at=self.clock())
 
     def _roll_back(self, server: Server, old: NfControl, new: NfControl | None, fault: str | None = None) -> None:
         """Put the NF back on its old side, forwarding, with every packet processed once and in order.
@@ -361,8 +354,7 @@ class Migrator:
         self.launcher.stop(journal.new_id, "nf", journal.target, journal.new_port, journal.new_pid,
                            journal.new_pid_start)
         self.launcher.forget(journal.new_id)
-        self.inventory.update(server.id, status="ACTIVE", migration=None,
-                              **({"fault": fault} if fault is not None else {}))
+        self.record.stayed(server.id, fault)
 
     def _remap_back(self, server: Server) -> None:
         """Point the virtual port at the old port again, if the remap took effect."""
@@ -375,7 +367,7 @@ class Migrator:
     def recover(self, server: Server) -> Server:
         """Finish or undo a migration the agent was running when it stopped."""
         if server.migration is None:  # MIGRATING, but nothing was journalled: nothing started
-            return self.inventory.update(server.id, status="ACTIVE")
+            return self.record.stayed(server.id)
         journal = Journal.of(server.migration)
         steps = recovery_steps(journal, self.portmap.mappings().get(server.vport))
         old = self.nf_control(server.control)
@@ -389,7 +381,7 @@ class Migrator:
                 log.info("recovered migration of %s: finished on %s", server.name, server.side)
             else:
                 self._roll_back(server, old, new)
-                server = self.inventory.get(server.id)
+                server = self.record.get(server.id)
                 log.info("recovered migration of %s: undone, stays on %s", server.name, server.side)
         finally:
             old.close()
