@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -251,34 +252,41 @@ public final class PhysicalSwitches implements PhysicalNetwork {
 
     @Override
     public CompletableFuture<List<EntryCounters>> entryCounters(String switchId, int table, U64 cookie, U64 mask) {
-        return request(switchId, OF13.buildFlowStatsRequest().setTableId(table < 0 ? TableId.ALL : TableId.of(table))
+        return counters(switchId, OF13.buildFlowStatsRequest().setTableId(table < 0 ? TableId.ALL : TableId.of(table))
                 .setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).setCookie(cookie).setCookieMask(mask)
-                .setMatch(OF13.buildMatch().build()).build()).thenApply(replies -> replies.stream()
-                .flatMap(r -> ((OFFlowStatsReply) r).getEntries().stream()).map(StatsCodec::entry).toList());
+                .setMatch(OF13.buildMatch().build()).build(), OFFlowStatsReply::getEntries, StatsCodec::entry);
     }
 
     @Override
     public CompletableFuture<List<PortCounters>> portCounters(String switchId, OFPort port) {
-        return request(switchId, OF13.buildPortStatsRequest().setPortNo(port).build()).thenApply(replies -> replies
-                .stream().flatMap(r -> ((OFPortStatsReply) r).getEntries().stream()).map(StatsCodec::port).toList());
+        return counters(switchId, OF13.buildPortStatsRequest().setPortNo(port).build(), OFPortStatsReply::getEntries,
+                StatsCodec::port);
     }
 
     @Override
     public CompletableFuture<List<TableCounters>> tableCounters(String switchId) {
-        return request(switchId, OF13.buildTableStatsRequest().build()).thenApply(replies -> replies.stream()
-                .flatMap(r -> ((OFTableStatsReply) r).getEntries().stream()).map(StatsCodec::table).toList());
+        return counters(switchId, OF13.buildTableStatsRequest().build(), OFTableStatsReply::getEntries,
+                StatsCodec::table);
     }
 
     @Override
     public CompletableFuture<List<GroupCounters>> groupCounters(String switchId, OFGroup group) {
-        return request(switchId, OF13.buildGroupStatsRequest().setGroup(group).build()).thenApply(replies -> replies
-                .stream().flatMap(r -> ((OFGroupStatsReply) r).getEntries().stream()).map(StatsCodec::group).toList());
+        return counters(switchId, OF13.buildGroupStatsRequest().setGroup(group).build(), OFGroupStatsReply::getEntries,
+                StatsCodec::group);
     }
 
     @Override
     public CompletableFuture<List<MeterCounters>> meterCounters(String switchId, long meter) {
-        return request(switchId, OF13.buildMeterStatsRequest().setMeterId(meter).build()).thenApply(replies -> replies
-                .stream().flatMap(r -> ((OFMeterStatsReply) r).getEntries().stream()).map(StatsCodec::meter).toList());
+        return counters(switchId, OF13.buildMeterStatsRequest().setMeterId(meter).build(), OFMeterStatsReply::getEntries,
+                StatsCodec::meter);
+    }
+
+    /** The entries of every part of the reply to {@code req}, decoded. */
+    @SuppressWarnings("unchecked")
+    private <R extends OFStatsReply, E, T> CompletableFuture<List<T>> counters(String switchId, OFStatsRequest<?> req,
+            Function<R, List<E>> entries, Function<E, T> decode) {
+        return request(switchId, req).thenApply(replies -> replies.stream()
+                .flatMap(r -> entries.apply((R) r).stream()).map(decode).toList());
     }
 
     /** Sends a multipart request and completes with every reply part (exceptionally on error or disconnect). */
