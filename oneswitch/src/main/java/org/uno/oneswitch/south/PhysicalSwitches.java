@@ -277,8 +277,8 @@ public final class PhysicalSwitches implements PhysicalNetwork {
 
     @Override
     public CompletableFuture<List<MeterCounters>> meterCounters(String switchId, long meter) {
-        return counters(switchId, OF13.buildMeterStatsRequest().setMeterId(meter).build(), OFMeterStatsReply::getEntries,
-                StatsCodec::meter);
+        return counters(switchId, OF13.buildMeterStatsRequest().setMeterId(meter).build(),
+                OFMeterStatsReply::getEntries, StatsCodec::meter);
     }
 
     /** The entries of every part of the reply to {@code req}, decoded. */
