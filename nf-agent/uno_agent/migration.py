@@ -320,7 +320,7 @@ class Migrator:
         self.launcher.publish(server.id, journal.new_control)
         self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start)
         self.launcher.forget(server.instance)
-        return self.record.moved(server.id, at=self.clock())
+        return self.record.moved(server.id, journal, at=self.clock())
 
     def _roll_back(self, server: Server, old: NfControl, new: NfControl | None, fault: str | None = None) -> None:
         """Put the NF back on its old side, forwarding, with every packet processed once and in order.

@@ -28,9 +28,8 @@ class MigrationRecord:
         current = Journal.of(self.get(server_id).migration)
         return self._inventory.update(server_id, migration=dataclasses.replace(current, **changes).to_record())
 
-    def moved(self, server_id: str, at: float) -> Server:
-        """The new instance the journal names is the server's now, on the target side."""
-        j = Journal.of(self.get(server_id).migration)
+    def moved(self, server_id: str, j: Journal, at: float) -> Server:
+        """The new instance journal `j` names is the server's now, on the target side."""
         return self._inventory.update(
             server_id, status="ACTIVE", side=j.target, port=j.new_port, instance=j.new_id, pid=j.new_pid,
             pid_start=j.new_pid_start, control=j.new_control, netns=j.new_netns, moved_at=at, migration=None,

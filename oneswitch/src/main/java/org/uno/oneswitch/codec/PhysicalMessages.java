@@ -15,6 +15,7 @@ import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFBucket;
 import org.projectfloodlight.openflow.protocol.OFPacketIn;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
+import org.projectfloodlight.openflow.protocol.OFPortMod;
 import org.projectfloodlight.openflow.protocol.action.OFAction;
 import org.projectfloodlight.openflow.protocol.action.OFActionGroup;
 import org.projectfloodlight.openflow.protocol.action.OFActionOutput;
@@ -36,6 +37,7 @@ import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.PhysicalPacketIn;
+import org.uno.oneswitch.model.PortModRequest;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.plan.GroupChange;
 import org.uno.oneswitch.plan.InstalledEntry;
@@ -111,6 +113,12 @@ public final class PhysicalMessages {
         }
         long id = Integer.toUnsignedLong(e.getGroup().getGroupNumber());
         return new PhysicalGroup(switchId, id, e.getGroupType(), buckets, Layout.tagOfGroup(id));
+    }
+
+    /** The port_mod that makes {@code change}. */
+    public static OFPortMod.Builder portMod(PortModRequest change, OFFactory f) {
+        return f.buildPortMod().setPortNo(change.port()).setHwAddr(change.hwAddr()).setConfig(change.config())
+                .setMask(change.mask()).setAdvertise(change.advertise());
     }
 
     /** A packet-out of {@code data} from {@code inPort} with {@code actions}. */

@@ -241,20 +241,11 @@ public final class MeterService {
 
     /** One meter's counters from its copies': packets and bytes in and per band add up; the oldest copy's age. */
     static MeterCounters sum(VirtualMeter m, List<MeterCounters> copies, long flowCount) {
-        Counts in = Counts.ZERO;
-        Counts[] bands = new Counts[m.bands().size()];
-        java.util.Arrays.fill(bands, Counts.ZERO);
-        MeterCounters oldest = null;
-        for (MeterCounters c : copies) {
-            in = in.plus(c.in());
-            for (int i = 0; i < Math.min(bands.length, c.bands().size()); i++) {
-                bands[i] = bands[i].plus(c.bands().get(i));
-            }
-            if (oldest == null || c.durationSec() > oldest.durationSec()) {
-                oldest = c;
-            }
-        }
-        return new MeterCounters(m.id(), flowCount, in, List.of(bands), oldest == null ? 0 : oldest.durationSec(),
+        Counts in = copies.stream().map(MeterCounters::in).reduce(Counts.ZERO, Counts::plus);
+        List<Counts> bands = Counts.sumEach(m.bands().size(), copies.stream().map(MeterCounters::bands).toList());
+        MeterCounters oldest = copies.stream().max(java.util.Comparator.comparingLong(MeterCounters::durationSec))
+                .orElse(null);
+        return new MeterCounters(m.id(), flowCount, in, bands, oldest == null ? 0 : oldest.durationSec(),
                 oldest == null ? 0 : oldest.durationNsec());
     }
 

@@ -173,16 +173,9 @@ public final class StatsService {
 
     /** A group's counters from its copies': the packets and each bucket's add up. */
     static GroupCounters sum(VirtualGroup g, List<GroupCounters> copies, long refCount) {
-        Counts total = Counts.ZERO;
-        Counts[] buckets = new Counts[g.buckets().size()];
-        java.util.Arrays.fill(buckets, Counts.ZERO);
-        for (GroupCounters c : copies) {
-            total = total.plus(c.total());
-            for (int i = 0; i < Math.min(buckets.length, c.buckets().size()); i++) {
-                buckets[i] = buckets[i].plus(c.buckets().get(i));
-            }
-        }
-        return new GroupCounters(g.id(), refCount, total, List.of(buckets));
+        Counts total = copies.stream().map(GroupCounters::total).reduce(Counts.ZERO, Counts::plus);
+        return new GroupCounters(g.id(), refCount, total, Counts.sumEach(g.buckets().size(),
+                copies.stream().map(GroupCounters::buckets).toList()));
     }
 
     private static boolean usesGroup(VirtualRule r, long groupId) {

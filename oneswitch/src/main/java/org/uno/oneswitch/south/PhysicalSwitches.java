@@ -234,8 +234,7 @@ public final class PhysicalSwitches implements PhysicalNetwork {
 
     @Override
     public void portMod(String switchId, PortModRequest change, ErrorListener onError) {
-        send(switchId, OF13.buildPortMod().setPortNo(change.port()).setHwAddr(change.hwAddr())
-                .setConfig(change.config()).setMask(change.mask()).setAdvertise(change.advertise()), onError);
+        send(switchId, PhysicalMessages.portMod(change, OF13), onError);
     }
 
     @Override

@@ -133,8 +133,7 @@ public final class RecordingNetwork implements PhysicalNetwork {
 
     @Override
     public void portMod(String switchId, PortModRequest change, ErrorListener onError) {
-        send(switchId, Fixtures.OF13.buildPortMod().setPortNo(change.port()).setHwAddr(change.hwAddr())
-                .setConfig(change.config()).setMask(change.mask()).setAdvertise(change.advertise()), onError);
+        send(switchId, PhysicalMessages.portMod(change, Fixtures.OF13), onError);
     }
 
     @Override
