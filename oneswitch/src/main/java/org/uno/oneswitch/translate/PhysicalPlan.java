@@ -80,8 +80,9 @@ public final class PhysicalPlan {
      */
     public PlanDiff replaceRetiring(Map<Owner, Translation> translations, Owner retired)
             throws TranslationConflictException {
+        List<Translation> given = translations.keySet().stream().map(this::translationOf).toList();
         PlanDiff diff = replaceKeepingTags(translations);
-        PlanDiff live = retire(diff, retired);
+        PlanDiff live = retire(diff, retired, given);
         tags.sweep();
         return live;
     }
@@ -145,8 +146,12 @@ public final class PhysicalPlan {
         return diff(flowsBefore, rolesBefore, groupsBefore);
     }
 
-    /** Puts back what {@code diff} deletes, under {@code owner}; returns the diff without the deletions. */
-    private PlanDiff retire(PlanDiff diff, Owner owner) {
+    /**
+     * Puts back what {@code diff} deletes, under {@code owner}, and adds {@code owner} as a holder of what the
+     * {@code given} up translations held that only earlier retirements hold now (the first of those to end must
+     * not take away what this one keeps); returns the diff without the deletions.
+     */
+    private PlanDiff retire(PlanDiff diff, Owner owner, List<Translation> given) {
         List<PhysicalRule> keptFlows = new ArrayList<>();
         for (PhysicalChange c : diff.flowDeletes()) {
             putFlow(c.key(), new FlowEntry(c.instructions(), c.cookie(), c.tag()));
@@ -158,6 +163,22 @@ public final class PhysicalPlan {
             putGroup(c.group().groupKey(), c.group());
             groupHolders.add(c.group().groupKey(), owner, PhysicalRule.Role.INFRASTRUCTURE);
             keptGroups.add(c.group());
+        }
+        for (Translation t : given) {
+            for (PhysicalRule r : t.flows()) {
+                PhysicalKey key = r.physicalKey();
+                if (flowHolders.held(key) && flowHolders.onlyRetired(key) && !flowHolders.owners(key).contains(owner)) {
+                    flowHolders.add(key, owner, r.role());
+                    keptFlows.add(r);
+                }
+            }
+            for (PhysicalGroup g : t.groups()) {
+                PhysicalGroup.GroupKey key = g.groupKey();
+                if (groupHolders.held(key) && groupHolders.onlyRetired(key) && !groupHolders.owners(key).contains(owner)) {
+                    groupHolders.add(key, owner, PhysicalRule.Role.INFRASTRUCTURE);
+                    keptGroups.add(g);
+                }
+            }
         }
         Translation old = byOwner.get(owner);
         List<PhysicalRule> allFlows = new ArrayList<>(old == null ? List.of() : old.flows());
