@@ -1,10 +1,10 @@
 """Where packets were dropped on the emulated platform, counted by the kernel and by Open vSwitch: the PCIe
 links' shapers (tbf drops), each bridge port's receive and transmit drops and errors, each datapath's lost
-upcalls, the kernel's drops at the packet sockets the userspace datapath reads its ports through, and every
-other interface in the platform's namespaces (the VMs' and the outside world's ends, the NFs' ends of their
-veths: a veth whose peer's backlog is full counts a transmit drop). Part of the per-hop loss accounting of
-issue 19; the NFs count their own rings and hold buffers (the agent's /v2.1/uno/losses), and the endpoints
-their sockets.
+upcalls and its drops by reason, the kernel's drops at the packet sockets the userspace datapath reads its
+ports through, and every other interface in the platform's namespaces (the VMs' and the outside world's ends,
+the NFs' ends of their veths: a veth whose peer's backlog is full counts a transmit drop). Part of the per-hop
+loss accounting of issue 19; the NFs count their own rings and hold buffers (the agent's /v2.1/uno/losses), and
+the endpoints their sockets.
 
 Known gap, measured: when the shaper refuses a packet, Open vSwitch's send of a batch (up to 32 packets)
 stops there and it frees the rest of the batch without a counter. One tbf drop may hide 31 lost packets:
@@ -21,6 +21,8 @@ _LOST = re.compile(r"lookups: hit:\d+ missed:\d+ lost:(\d+)")
 _PORT_STATS = re.compile(r"port\s+(?P<port>\w+): rx pkts=\d+, bytes=\d+, drop=(?P<rx_drop>\d+), errs=(?P<rx_errs>\d+)"
                          r".*?\n\s+tx pkts=\d+, bytes=\d+, drop=(?P<tx_drop>\d+), errs=(?P<tx_errs>\d+)")
 _SOCKET_DROPS = re.compile(r"skmem:\([^)]*,d(\d+)\)")
+# coverage/show lists each event hit so far as "<name>  <rate>/sec ... total: <n>"
+_DROP_EVENTS = re.compile(r"^((?:datapath_drop|drop_action)_\w+)\s.*total: (\d+)$", re.MULTILINE)
 
 
 def qdisc_drops(netns: str, dev: str) -> int:
@@ -54,6 +56,14 @@ def datapath_lost(appctl: str) -> int:
     return sum(int(m) for m in _LOST.findall(out))
 
 
+def datapath_drops(appctl: str) -> dict[str, int]:
+    """Packets the bridge's datapath dropped, by Open vSwitch's reason ("drop_action_of_pipeline": the OpenFlow
+    tables said drop or matched nothing; "datapath_drop_invalid_port": an output to a port that is gone; ...).
+    Only reasons hit so far are listed."""
+    out = system.run(["ovs-appctl", "-t", appctl, "coverage/show"])
+    return {name: int(n) for name, n in _DROP_EVENTS.findall(out)}
+
+
 def interface_drops(netns: str, skip: set[str]) -> dict[str, dict[str, int]]:
     """The receive/transmit drops and errors of each interface in `netns` but those in `skip`, where any."""
     found = {}
@@ -72,6 +82,7 @@ def places(losses: dict) -> dict[str, int]:
     found = {f"pcie {snic} {way}": n for snic, link in losses["pcie_shapers"].items() for way, n in link.items()}
     for sw_id, sw in losses["switches"].items():
         found.update({f"{sw_id} {key}": sw[key] for key in ("datapath_lost", "packet_socket_drops")})
+        found.update({f"{sw_id} {reason}": n for reason, n in sw["datapath_drops"].items()})
         found.update({f"{port} {key}": n for port, counts in sw["ports"].items() for key, n in counts.items()})
     found.update({f"{netns}/{ifname} {key}": n for netns, per_ns in losses["interfaces"].items()
                   for ifname, counts in per_ns.items() for key, n in counts.items()})
@@ -101,6 +112,7 @@ def report(description: dict) -> dict:
         out["switches"][sw["id"]] = {
             "datapath_lost": datapath_lost(sw["appctl"]),
             "packet_socket_drops": packet_socket_drops(sw["netns"]),
+            "datapath_drops": datapath_drops(sw["appctl"]),
             "ports": port_drops(sw["openflow"], {p["ofport"]: p["name"] for p in sw["ports"]}),
         }
     # bridge ports are counted above (Open vSwitch reads the same kernel counters)

@@ -143,7 +143,7 @@ _UDP_SOURCE = textwrap.dedent("""
         socks.append(s)
     total = int(pps * seconds)
     pad = b"x" * max(0, size - 14)
-    start = time.perf_counter()
+    start, started_at = time.perf_counter(), time.time()
     seqs = [0] * flows
     refused, late_max, i = 0, 0.0, 0
     while i < total:
@@ -161,6 +161,7 @@ _UDP_SOURCE = textwrap.dedent("""
         if i < total:
             time.sleep(max(0.0, start + i / pps - time.perf_counter()))
     json.dump({"sent": {str(f): n for f, n in enumerate(seqs)}, "seconds": time.perf_counter() - start,
+               "started_at": started_at,
                "send_refused": refused, "source_late_max_s": late_max}, sys.stdout)
 """)
 
@@ -172,7 +173,7 @@ class NumberedUdp:
         with NumberedUdp(vm_ns, ext_ns, ext_ip, flows=1000, pps=10000, seconds=5) as run:
             ... migrate something while it runs ...
         run.result   # {"sent", "received", "missing", "duplicates", "reordered", "latencies", "arrivals",
-                     #  "socket_drops", "send_refused", "source_late_max_s"}
+                     #  "socket_drops", "send_refused", "source_late_max_s", "started_at"}
 
     The sink stops `idle` seconds after the last packet that follows the source's end.
     """

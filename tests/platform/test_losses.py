@@ -84,6 +84,25 @@ def test_drops_of_the_pcie_shaper_are_counted_where_they_happen(testbed_factory)
     assert set(drops) <= {"pcie snic0 host_to_snic", "host packet_socket_drops"}, drops
 
 
+def test_packets_the_flow_tables_drop_are_counted_by_reason(testbed_factory):
+    """A switch whose tables match nothing (no controller has programmed it) drops what it receives: counted as
+    the pipeline's drops ("host drop_action_of_pipeline"), as a table miss during a remap would be."""
+    platform = testbed_factory(vms=1)
+    desc = platform.description
+    vm, ext = desc["vms"][0], desc["ext"]["interfaces"][0]
+    ext_ip = ext["ip"].split("/")[0]
+    assert netns_run(vm["netns"], ["ip", "neigh", "replace", ext_ip, "lladdr", ext["mac"], "dev", "eth0",
+                                   "nud", "permanent"]).returncode == 0
+    before = losses.places(platform.status(losses=True)["losses"])
+    sent = 200
+    result = netns_run(vm["netns"], [sys.executable, "-c", BURST.replace("1400", "100"), ext_ip, str(sent)])
+    assert result.returncode == 0, result.stderr
+    time.sleep(1.5)  # Open vSwitch sums its per-thread event counters about once a second
+    grown = {place: n - before.get(place, 0) for place, n in losses.places(platform.status(losses=True)["losses"])
+             .items() if n != before.get(place, 0)}
+    assert sent <= grown.get("host drop_action_of_pipeline", 0) <= sent + 10, grown
+
+
 def test_drops_while_open_vswitch_is_stalled_are_counted_at_its_packet_socket(testbed_factory):
     """What a busy host does to the data path: the sender runs while Open vSwitch does not, the VM's packets fill
     the receive buffer of the packet socket it reads the VM's port through, and the kernel drops the rest there."""
