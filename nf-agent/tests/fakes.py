@@ -4,8 +4,10 @@ against them unchanged, so its decisions (steps, rollback, recovery) are tested 
 
 The model keeps what makes a migration loss-free or not: packets of one numbered stream go to the NF
 the virtual port is mapped to, into its receive ring; an NF reads its ring whenever it answers a
-request (as the C NFs do), and processes what it read or, while buffering, holds it. Every packet
-processed is logged once, globally, so a test sees loss, duplication and reordering directly.
+request (as the C NFs do), and processes what it read or, while buffering, holds it. What an NF sends
+goes on once its switch reads it: at once, or, for a port of `Traffic.slow_ports` (a busy switch), only
+when someone looks at that port's backlog; a port removed before is read no more. Every packet that
+goes on is logged once, globally, so a test sees loss, duplication and reordering directly.
 """
 from __future__ import annotations
 
@@ -31,9 +33,10 @@ class Traffic:
         self.portmap, self.vport, self.per_request = portmap, vport, per_request
         self.nfs: dict[tuple[str, str], FakeNf] = {}   # (side, port) -> the NF on that port
         self.sent = 0
-        self.processed: list[int] = []                 # every packet any NF processed, in processing order
+        self.processed: list[int] = []                 # every packet an NF sent that its switch read, in order
         self.stragglers = stragglers                   # packets still on their way to the old NF at a remap
         self.on_the_way: tuple[FakeNf | None, list[int]] = (None, [])
+        self.slow_ports: set[tuple[str, str]] = set()  # (side, port) whose switch reads only when asked
         portmap.on_remap = self.strand
 
     def strand(self) -> None:
@@ -50,8 +53,21 @@ class Traffic:
             nf.ring.extend(seqs)
         self.on_the_way = (None, [])
 
+    def read(self, where: tuple[str, str]) -> int:
+        """The switch reads what the NF on `where` sent and not read yet; returns how many packets that was."""
+        nf = self.nfs.get(where)
+        if nf is None:
+            return 0
+        unread, nf.unread = nf.unread, []
+        self.processed.extend(unread)
+        return len(unread)
+
     def tick(self) -> None:
-        """Time passes: `per_request` more packets arrive where the port is mapped now."""
+        """Time passes: the switches read what the NFs sent (but on slow ports), and `per_request` more
+        packets arrive where the port is mapped now."""
+        for port in list(self.nfs):
+            if port not in self.slow_ports:
+                self.read(port)
         where = self.portmap.ports.get(self.vport)
         nf = self.nfs.get(where)
         for _ in range(self.per_request):
@@ -66,6 +82,7 @@ class FakeNf:
     def __init__(self, traffic: Traffic, *, hold_packets: int | None = None):
         self.traffic = traffic
         self.ring: list[int] = []
+        self.unread: list[int] = []     # processed and sent, not read by the switch yet
         self.buffering = hold_packets is not None
         self.held: list[int] = []
         self.count = 0                  # the state: packets processed by this NF or its predecessors
@@ -91,7 +108,7 @@ class FakeNf:
 
     def _process(self, packets: list[int]) -> None:
         self.count += len(packets)
-        self.traffic.processed.extend(packets)
+        self.unread.extend(packets)
 
     # NfControl's calls
     def ping(self) -> bool:
@@ -177,6 +194,7 @@ class FakeLauncher:
     controls: dict[str, FakeNf] = dataclasses.field(default_factory=dict)
     stopped: list[str] = dataclasses.field(default_factory=list)
     published: dict[str, str] = dataclasses.field(default_factory=dict)
+    stuck_ports: set[tuple[str, str]] = dataclasses.field(default_factory=set)  # their switch never reads them
 
     def start_nf(self, instance_id: str, binary: str, side: str, port: str, config_text: str | None, *,
                  hold_packets: int | None = None) -> Instance:
@@ -195,6 +213,14 @@ class FakeLauncher:
         if nf is not None:
             nf.alive = False
         self.traffic.nfs.pop((side, port), None)
+
+    def switch_backlog(self, side: str, port: str) -> int:
+        """A slow switch reads the port when asked (between two looks); a stuck one never does."""
+        nf = self.traffic.nfs.get((side, port))
+        backlog = len(nf.unread) if nf is not None else 0
+        if (side, port) not in self.stuck_ports:
+            self.traffic.read((side, port))
+        return backlog
 
     def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
               netns: str | None = None) -> bool:
@@ -253,6 +279,7 @@ class World:
         nf = self.live_nf()
         for _ in range(3):
             nf.ping()
+        self.traffic.read((side, server.port))
         processed = self.traffic.processed
         assert processed == list(range(1, len(processed) + 1)), "lost, duplicated or reordered"
         assert len(processed) >= self.traffic.sent - self.traffic.per_request, "only the last arrivals may wait"

@@ -39,6 +39,31 @@ def test_stragglers_reaching_the_old_nf_late_go_ahead_of_what_the_new_one_held(w
     world.assert_lossless_and_running("snic0")
 
 
+def test_what_the_old_nf_sent_goes_on_before_the_new_nf_runs_and_its_port_goes(world):
+    """A busy switch reads the old NF's port late: the migration waits for it (before the release, so that
+    the old NF's last packets go ahead of the new one's, and before the port is removed with them)."""
+    world.traffic.slow_ports.add(("host", "nfh0"))
+    world.migrator().migrate(world.server, MONITOR, "snic0")
+    world.assert_lossless_and_running("snic0")
+
+
+def test_a_switch_that_never_reads_the_old_port_rolls_the_migration_back(world):
+    world.traffic.slow_ports.add(("host", "nfh0"))
+    world.launcher.stuck_ports.add(("host", "nfh0"))
+    now = [1000.0]
+
+    def clock():
+        now[0] += 0.1
+        return now[0]
+
+    migrator = world.migrator(clock=clock)
+    with pytest.raises(MigrationError, match="failed at step 'quiesce'.*has not read"):
+        migrator.migrate(world.server, MONITOR, "snic0")
+    world.launcher.stuck_ports.clear()
+    world.traffic.read(("host", "nfh0"))
+    world.assert_lossless_and_running("host")
+
+
 def _new_nf_fails_to_start(w: World):
     w.launcher.fail_start = True
     return {}, None

@@ -76,6 +76,10 @@ class Launcher(abc.ABC):
               netns: str | None) -> bool:
         """Whether the instance still runs."""
 
+    def switch_backlog(self, side: str, port: str) -> int:
+        """Bytes the instance on `port` sent that `side`'s switch has not read (so not forwarded) yet."""
+        return platform_call(self.platform.port_backlog, side, port)
+
     def binary(self, name: str) -> pathlib.Path:
         path = self.bin_dir / name
         if not path.is_file():

@@ -8,7 +8,9 @@ journal before they run; after the remap, recovery redoes drain, quiesce and sta
              switch-over on, packets reach the new NF, which holds them; the old NF goes on
              processing what was sent to it before
   drain      until nothing has reached the old NF for a moment: it processed everything
-  quiesce    the old NF stops processing and holds what it receives (a late straggler)
+  quiesce    the old NF stops processing and holds what it receives (a late straggler); then until its
+             switch has read everything it sent (a busy switch may lag): that goes out ahead of the new NF's
+             packets, and nothing of it is left when the old port goes
   state      the old NF's state (final now) is exported and imported into the new NF
   release    the old NF's stragglers move to the new NF, which processes them ahead of its own
              held packets, then processes those in order and runs normally
@@ -59,6 +61,7 @@ HOLD_BOUND_S = 1.0       # the longest a packet may wait in the new NF's hold: p
 HOLD_MIN_PACKETS = 4096  # the new NF's hold is twice what arrives in HOLD_BOUND_S at the measured rate,
 HOLD_MAX_PACKETS = 1 << 20  # within these bounds; past half of it, the migration rolls back too
 RATE_SAMPLE_S = 0.02     # how long the old NF's receive rate is measured before a migration
+FLUSH_POLL_S = 0.002     # how often the old port's backlog at its switch is looked at while it empties
 
 
 class MigrationError(AgentError):
@@ -241,6 +244,7 @@ class Migrator:
             self._move(old, new, QUIET_S)
         elif step == "quiesce":
             old.buffer_start()
+            self._flush(run.server)
         elif step == "state":
             started = time.perf_counter()
             blob = old.state_get()
@@ -310,6 +314,15 @@ class Migrator:
                 raise Conflict(f"an NF still receives packets {DRAIN_TIMEOUT_S:g} s after the remap")
             if quiet_s:
                 time.sleep(quiet_s / 5)
+
+    def _flush(self, server: Server) -> None:
+        """Wait until the old NF's switch has read everything the old NF sent (past HOLD_BOUND_S: roll back)."""
+        deadline = self.clock() + HOLD_BOUND_S
+        while (backlog := self.launcher.switch_backlog(server.side, server.port)) > 0:
+            if self.clock() > deadline:
+                raise HoldBoundExceeded(f"the {server.side} switch has not read {backlog} bytes the old NF sent "
+                                        f"for {HOLD_BOUND_S:g} s")
+            time.sleep(FLUSH_POLL_S)
 
     def _move(self, old: NfControl, new: NfControl, quiet_s: float) -> int:
         """Move the old NF's held packets into the new one (ahead of its own); returns how many."""

@@ -73,6 +73,13 @@ class Platform(abc.ABC):
         """Remove an NF port made by `add_port` (absent ports are fine)."""
 
     @abc.abstractmethod
+    def port_backlog(self, switch_id: str, name: str) -> int:
+        """Bytes that arrived on port `name` and that its switch has not read yet (0 when the port is gone).
+
+        What an NF sent is only forwarded once the switch reads it: a port is torn down only when this is 0.
+        """
+
+    @abc.abstractmethod
     def plug_interface(self, switch_id: str, ifname: str) -> int:
         """Move an interface made elsewhere (a libvirt domain's veth) onto a switch; its ofport."""
 

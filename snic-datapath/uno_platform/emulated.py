@@ -167,6 +167,12 @@ class EmulatedPlatform(Platform):
         if system.link_exists(name, sw["netns"]):
             system.run(["ip", "-n", sw["netns"], "link", "del", name])
 
+    def port_backlog(self, switch_id: str, name: str) -> int:
+        # the userspace datapath reads a system port through a packet socket bound to it: its receive queue
+        out = system.run(["ss", "-0", "-a", "-n", "-H"], netns=self.switch(switch_id)["netns"])
+        return sum(int(f[2]) for f in (line.split() for line in out.splitlines())
+                   if len(f) >= 5 and f[4] == f"*:{name}")
+
     def add_vm(self, index: int) -> dict:
         """A VM namespace `<prefix>vm<index>` plugged into the host switch, like those of `up`.
 
