@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,9 +28,13 @@
 
 /* TPACKET_V3 hands a block to user space when it is full or after rx_timeout_ms, so at low rates
  * each block carries only a timeout's worth of packets: the ring then covers a stall of about
- * (blocks x timeout), not (bytes / rate).  Small blocks keep that window long (8 MiB: 256 blocks,
- * 256 ms at 1 ms) on a busy machine where the NF can be descheduled for tens of milliseconds. */
-#define RX_BLOCK_SIZE (32u << 10)
+ * (blocks x timeout), not (bytes / rate).  Small blocks keep that window long (8 MiB: 1,024 blocks,
+ * a second at 1 ms) on a busy machine where the NF can be descheduled for hundreds of milliseconds:
+ * with 32 KiB blocks (256 ms), a migration's new NF, starved while it released what it held, lost
+ * up to 3,083 packets in its ring.  A block holds the largest frame the interface's MTU allows. */
+#define RX_BLOCK_MIN (8u << 10)
+#define RX_BLOCK_HEADROOM 256u      /* Block and packet headers, VLAN tags, alignment. */
+#define PAGE_BYTES 4096u
 #define RX_FRAME_SIZE 2048u
 #define VLAN_HLEN 4
 #define TX_BATCH 256
@@ -41,6 +47,7 @@ struct afp {
     int fd;                     /* Receives and transmits. */
     uint8_t *rx_ring;
     size_t rx_ring_len;
+    unsigned int rx_block_size;
     unsigned int rx_blocks;
     unsigned int rx_cur;        /* Block to read next. */
     struct tpacket_block_desc *rx_blk;  /* Block being read, or NULL. */
@@ -62,8 +69,24 @@ setopt(int fd, int level, int name, const void *val, socklen_t len)
     return setsockopt(fd, level, name, val, len) ? errno : 0;
 }
 
+/* The smallest block (a multiple of the page size) that holds a frame as
+ * large as the interface's MTU allows. */
+static unsigned int
+rx_block_size(int fd, const char *ifname)
+{
+    struct ifreq ifr = { 0 };
+    unsigned int mtu = ETH_DATA_LEN;
+
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
+    if (!ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0) {
+        mtu = (unsigned int) ifr.ifr_mtu;
+    }
+    unsigned int need = mtu + ETH_HLEN + 2 * VLAN_HLEN + RX_BLOCK_HEADROOM;
+    return MAX(RX_BLOCK_MIN, (need + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES);
+}
+
 static int
-open_socket(struct afp *a, const struct netio_config *cfg)
+open_socket(struct afp *a, const char *ifname, const struct netio_config *cfg)
 {
     int v3 = TPACKET_V3, one = 1, reserve = VLAN_HLEN;
     int error;
@@ -86,20 +109,21 @@ open_socket(struct afp *a, const struct netio_config *cfg)
     /* Older kernels lack it; rx() also checks the packet type. */
     setopt(a->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
 
+    a->rx_block_size = rx_block_size(a->fd, ifname);
     a->rx_blocks = MAX(4u, (unsigned int) (cfg->rx_ring_bytes
-                                           / RX_BLOCK_SIZE));
+                                           / a->rx_block_size));
     struct tpacket_req3 req = {
-        .tp_block_size = RX_BLOCK_SIZE,
+        .tp_block_size = a->rx_block_size,
         .tp_block_nr = a->rx_blocks,
         .tp_frame_size = RX_FRAME_SIZE,
-        .tp_frame_nr = RX_BLOCK_SIZE / RX_FRAME_SIZE * a->rx_blocks,
+        .tp_frame_nr = a->rx_block_size / RX_FRAME_SIZE * a->rx_blocks,
         .tp_retire_blk_tov = MAX(1u, cfg->rx_timeout_ms),
     };
     error = setopt(a->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req);
     if (error) {
         return error;
     }
-    a->rx_ring_len = (size_t) RX_BLOCK_SIZE * a->rx_blocks;
+    a->rx_ring_len = (size_t) a->rx_block_size * a->rx_blocks;
     a->rx_ring = mmap(NULL, a->rx_ring_len, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_POPULATE, a->fd, 0);
     if (a->rx_ring == MAP_FAILED) {
@@ -152,7 +176,7 @@ afp_open(const char *ifname, const struct netio_config *cfg,
     if (!a->ifindex) {
         error = errno;
     } else {
-        error = open_socket(a, cfg);
+        error = open_socket(a, ifname, cfg);
     }
     if (error) {
         afp_close(&a->up);
@@ -172,7 +196,7 @@ static struct tpacket_block_desc *
 rx_block(const struct afp *a, unsigned int i)
 {
     return (struct tpacket_block_desc *) (a->rx_ring
-                                          + (size_t) i * RX_BLOCK_SIZE);
+                                          + (size_t) i * a->rx_block_size);
 }
 
 /* Puts back in front of the packet the VLAN tag the device stripped; the

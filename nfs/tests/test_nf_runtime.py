@@ -1,7 +1,9 @@
 """The runtime every NF shares, exercised through the no-op forwarder:
 forwarding, the control protocol, two-port mode, unparsed packets."""
+import signal
 import socket
 import struct
+import time
 
 import pytest
 from nftraffic import exchange
@@ -46,6 +48,37 @@ def test_two_port_mode_sends_out_of_the_other_port(ns, tmp_path):
         == [1000] * 10
     assert [Ether(f)[UDP].sport for f in a.recv(count=10, keep=is_test_udp)] \
         == [3000] * 10
+
+
+def test_a_jumbo_frame_as_large_as_the_mtu_is_forwarded_whole(ns, tmp_path):
+    """The receive ring's blocks hold a frame as large as the interface's MTU allows."""
+    for dev in ("nf0", "peer0"):
+        ns.exec("ip", "link", "set", dev, "mtu", "9000")
+    wire = ns.wire()
+    nf = ns.start_nf("noop", tmp_path)
+    sent = [udp(i, size=9000 - 28 - 4) for i in range(5)]
+    wire.send(sent)
+    assert wire.recv(count=5, keep=is_test_udp) == sent
+    assert nf.ctl.stats()["rx_truncated"] == 0
+
+
+def test_the_receive_ring_covers_a_second_long_stall_at_a_low_rate(ns, tmp_path):
+    """The kernel hands a ring block over after 1 ms even when it is nearly empty: at 1,000 packets/s a
+    stall of 600 ms fills 600 blocks. The NF, stopped meanwhile (as a busy host deschedules it), loses none."""
+    wire = ns.wire()
+    nf = ns.start_nf("noop", tmp_path)
+    nf.proc.send_signal(signal.SIGSTOP)
+    try:
+        sent = []
+        for i in range(600):
+            frame = udp(i)
+            wire.send([frame])
+            sent.append(frame)
+            time.sleep(0.001)
+    finally:
+        nf.proc.send_signal(signal.SIGCONT)
+    assert wire.recv(count=600, keep=is_test_udp) == sent
+    assert nf.ctl.stats()["rx_kernel_drops"] == 0
 
 
 def test_control_protocol_basics(ns, tmp_path):
