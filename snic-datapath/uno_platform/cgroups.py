@@ -16,11 +16,14 @@ from uno_platform.errors import PlatformError
 ROOT = pathlib.Path("/sys/fs/cgroup")
 PARENT = "uno"
 PERIOD_US = 100_000
-#: cpu.shares per core of a capped side: 8 times a default task group's weight (1024) per core, so that a
+#: cpu.shares per guaranteed core of a side: 8 times a default task group's weight (1024) per core, so that a
 #: sibling that would use the whole machine (an unrelated load in /uno, as the tests start it) cannot starve a
-#: sNIC below its quota. Shares are relative among siblings only: against load outside /uno, the uno group as a
-#: whole has the default weight. What this emulation cannot give: cores of the sNIC's own.
+#: sNIC below its quota, nor the host's data path (its switch and NFs) below one core. Shares are relative among
+#: siblings only: against load outside /uno, the uno group as a whole has the default weight. What this
+#: emulation cannot give: cores of the sNIC's own.
 SHARES_PER_CORE = 8 * 1024
+#: What the host's data path is weighted for: one core, as deployments reserve cores for the virtual switch.
+HOST_GUARANTEED_CORES = 1.0
 
 
 def check_available(root: pathlib.Path = ROOT) -> None:
@@ -45,14 +48,17 @@ class SideCgroup:
     def paths(self) -> tuple[pathlib.Path, pathlib.Path]:
         return self.cpu, self.cpuacct
 
-    def create(self, cores: float | None) -> None:
-        """Create both cgroups; with `cores`, cap the side at that many CPUs."""
+    def create(self, cores: float | None, guaranteed: float | None = None) -> None:
+        """Create both cgroups; with `cores`, cap the side at that many CPUs; weight it for `guaranteed` cores
+        (by default as many as it is capped at) against its siblings."""
         for path in self.paths:
             path.mkdir(parents=True)
         if cores is not None:
             (self.cpu / "cpu.cfs_period_us").write_text(str(PERIOD_US))
             (self.cpu / "cpu.cfs_quota_us").write_text(str(round(cores * PERIOD_US)))
-            (self.cpu / "cpu.shares").write_text(str(max(2, round(cores * SHARES_PER_CORE))))
+        weight = guaranteed if guaranteed is not None else cores
+        if weight is not None:
+            (self.cpu / "cpu.shares").write_text(str(max(2, round(weight * SHARES_PER_CORE))))
 
     def join(self, pid: int) -> None:
         """Move a process (all its threads) into both cgroups."""

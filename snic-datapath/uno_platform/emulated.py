@@ -16,7 +16,7 @@ import subprocess
 from uno_platform import losses as drops
 from uno_platform import pki, system
 from uno_platform.base import Platform, write_description
-from uno_platform.cgroups import SideCgroup, check_available, existing_names, preexec_join
+from uno_platform.cgroups import HOST_GUARANTEED_CORES, SideCgroup, check_available, existing_names, preexec_join
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ledger import Ledger
 from uno_platform.ovs import DAEMONS, OvsInstance
@@ -285,7 +285,10 @@ class _Builder:
         for sw in self.switch_ids:
             cgroup = SideCgroup.for_name(self.names.cgroup(sw))
             self.ledger.record("cgroup", cpu=str(cgroup.cpu), cpuacct=str(cgroup.cpuacct))
-            cgroup.create(None if sw == "host" else self.spec.snic_cores)
+            if sw == "host":
+                cgroup.create(None, guaranteed=HOST_GUARANTEED_CORES)
+            else:
+                cgroup.create(self.spec.snic_cores)
             self.cgroups[sw] = cgroup
 
     def _namespaces(self) -> None:
