@@ -92,7 +92,8 @@ def tcp_throughput_mbps(client_ns: str, server_ns: str, server_ip: str, seconds:
 _UDP_SINK = textwrap.dedent("""
     import json, os, select, socket, struct, sys, time
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    # past net.core.rmem_max (we are root): a sink starved on a busy host must not drop what it will read
+    sock.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
     sock.bind((sys.argv[1], int(sys.argv[2])))
     idle = float(sys.argv[3])
     print("ready", flush=True)
