@@ -63,7 +63,7 @@ test-python: venv | $(STAMPS)
 	if [ $$rc -eq 5 ]; then echo "make: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # A real server is busy: what must hold under load (no migration loss) is run again with one core
-# kept busy by an unrelated process in its own cgroup (uno_platform.load.CpuHog).
+# kept busy by an unrelated process in its own cgroup (uno_platform.cpu_hog.CpuHog).
 UNDER_LOAD_TESTS := tests/test_demo.py tests/agent/test_migration.py
 test-under-load: check-root all
 	$(VPY) -m pytest --cpu-hog $(PYTEST_ARGS) $(UNDER_LOAD_TESTS)
