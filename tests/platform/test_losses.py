@@ -23,7 +23,7 @@ BURST = """
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for _ in range(int(sys.argv[2])):
-    s.sendto(b"x" * 1400, (sys.argv[1], 9))
+    s.sendto(b"x" * int(sys.argv[3]), (sys.argv[1], 9))
 """
 
 
@@ -44,27 +44,36 @@ def frozen(pid: int):
         os.kill(pid, signal.SIGCONT)
 
 
-def burst(platform, stall: contextlib.AbstractContextManager) -> tuple[int, dict[str, int]]:
-    """Send SENT packets from the VM to the outside world over the sNIC at once, under `stall`; return how many
-    did not arrive and the drop counters that grew meanwhile, by place."""
+def send_from_vm(platform, count: int, size: int, stall: contextlib.AbstractContextManager,
+                 settle_s: float) -> dict[str, int]:
+    """Send `count` UDP packets of `size` bytes from the VM toward the outside world at once, under `stall`;
+    return the drop counters that grew in the `settle_s` after, by place."""
     desc = platform.description
     vm, ext = desc["vms"][0], desc["ext"]["interfaces"][0]
-    install_tagged_path(platform, vm["port"], ext["port"])
     ext_ip = ext["ip"].split("/")[0]
     assert netns_run(vm["netns"], ["ip", "neigh", "replace", ext_ip, "lladdr", ext["mac"], "dev", "eth0",
                                    "nud", "permanent"]).returncode == 0
     before = losses.places(platform.status(losses=True)["losses"])
-    received_before = received(desc["ext"]["netns"], ext["ifname"])
     with stall:
-        result = netns_run(vm["netns"], [sys.executable, "-c", BURST, ext_ip, str(SENT)])
+        result = netns_run(vm["netns"], [sys.executable, "-c", BURST, ext_ip, str(count), str(size)])
     assert result.returncode == 0, result.stderr
-    time.sleep(1)  # the shaper's queue drains
+    time.sleep(settle_s)
     report = platform.status(losses=True)["losses"]
     assert all(set(sw["ports"]) == {p["name"] for p in spec["ports"]}
                for sw, spec in zip(report["switches"].values(), desc["switches"], strict=True))
     grown = {place: n - before.get(place, 0) for place, n in losses.places(report).items()}
-    return SENT - (received(desc["ext"]["netns"], ext["ifname"]) - received_before), \
-        {place: n for place, n in grown.items() if n}
+    return {place: n for place, n in grown.items() if n}
+
+
+def burst(platform, stall: contextlib.AbstractContextManager) -> tuple[int, dict[str, int]]:
+    """Send SENT packets from the VM to the outside world over the sNIC at once, under `stall`; return how many
+    did not arrive and the drop counters that grew meanwhile, by place."""
+    desc = platform.description
+    ext = desc["ext"]["interfaces"][0]
+    install_tagged_path(platform, desc["vms"][0]["port"], ext["port"])
+    received_before = received(desc["ext"]["netns"], ext["ifname"])
+    drops = send_from_vm(platform, SENT, 1400, stall, settle_s=1)  # the shaper's queue drains
+    return SENT - (received(desc["ext"]["netns"], ext["ifname"]) - received_before), drops
 
 
 def assert_all_attributed(lost: int, drops: dict[str, int]) -> None:
@@ -88,18 +97,9 @@ def test_packets_the_flow_tables_drop_are_counted_by_reason(testbed_factory):
     """A switch whose tables match nothing (no controller has programmed it) drops what it receives: counted as
     the pipeline's drops ("host drop_action_of_pipeline"), as a table miss during a remap would be."""
     platform = testbed_factory(vms=1)
-    desc = platform.description
-    vm, ext = desc["vms"][0], desc["ext"]["interfaces"][0]
-    ext_ip = ext["ip"].split("/")[0]
-    assert netns_run(vm["netns"], ["ip", "neigh", "replace", ext_ip, "lladdr", ext["mac"], "dev", "eth0",
-                                   "nud", "permanent"]).returncode == 0
-    before = losses.places(platform.status(losses=True)["losses"])
     sent = 200
-    result = netns_run(vm["netns"], [sys.executable, "-c", BURST.replace("1400", "100"), ext_ip, str(sent)])
-    assert result.returncode == 0, result.stderr
-    time.sleep(1.5)  # Open vSwitch sums its per-thread event counters about once a second
-    grown = {place: n - before.get(place, 0) for place, n in losses.places(platform.status(losses=True)["losses"])
-             .items() if n != before.get(place, 0)}
+    # Open vSwitch sums its per-thread event counters about once a second
+    grown = send_from_vm(platform, sent, 100, contextlib.nullcontext(), settle_s=1.5)
     assert sent <= grown.get("host drop_action_of_pipeline", 0) <= sent + 10, grown
 
 
