@@ -36,8 +36,6 @@ def physical(platform, switch_id: str) -> dict[str, tuple[str, int]]:
     out = {}
     for line in ofctl(switch_target(platform, switch_id), "dump-flows").stdout.splitlines()[1:]:
         cookie = re.search(r"cookie=(0x[0-9a-f]+)", line)[1]
-        if "table=253" in line:
-            continue  # OneSwitch's revalidation kick entry
         out[cookie] = (re.sub(r" duration=[^,]*,| n_packets=\d+,| n_bytes=\d+,", "", line).strip(),
                        int(re.search(r"n_packets=(\d+)", line)[1]))
     return out

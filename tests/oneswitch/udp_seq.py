@@ -1,11 +1,12 @@
 """Numbered UDP frames for loss/duplication tests: a paced sender and a capturing receiver.
 
     python udp_seq.py send IFACE RATE SECONDS STOPFILE   # prints how many frames it sent
-    python udp_seq.py receive IFACE OUTFILE STOPFILE     # writes the sequence numbers it saw, in order, and
-                                                         # how many frames its socket dropped
+    python udp_seq.py receive IFACE OUTFILE STOPFILE     # writes the sequence numbers it saw, in order, when
+                                                         # each was sent, and how many frames its socket dropped
 
 Run inside a network namespace (`ip netns exec`). Frames are broadcast Ethernet/IPv4/UDP to port 9999
-with the payload b"UNOSEQ" + an 8-byte sequence number; the receiver uses a raw socket with a large
+with the payload b"UNOSEQ" + an 8-byte sequence number + the CLOCK_MONOTONIC nanoseconds just before it
+was sent (one clock for every namespace); the receiver uses a raw socket with a large
 buffer so that it does not lose frames itself. Each stops when STOPFILE appears (or SECONDS pass).
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ PACKET_STATISTICS = 6
 
 
 def frame(seq: int) -> bytes:
-    payload = MAGIC + struct.pack("!Q", seq)
+    payload = MAGIC + struct.pack("!QQ", seq, time.monotonic_ns())
     udp = struct.pack("!HHHH", 40000, 9999, 8 + len(payload), 0) + payload
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, socket.inet_aton("10.0.0.254"),
                      socket.inet_aton("10.0.0.99"))
@@ -50,7 +51,7 @@ def receive(iface: str, out: str, stop: str) -> None:
     s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)  # not capped by net.core.rmem_max (root)
     s.bind((iface, 0))
     s.settimeout(0.1)
-    seen = []
+    seen, sent_ns = [], []
     print("ready", flush=True)
     while not os.path.exists(stop):
         try:
@@ -61,10 +62,12 @@ def receive(iface: str, out: str, stop: str) -> None:
             continue
         at = data.find(MAGIC)
         if at >= 0:
-            seen.append(struct.unpack_from("!Q", data, at + len(MAGIC))[0])
+            seq, sent = struct.unpack_from("!QQ", data, at + len(MAGIC))
+            seen.append(seq)
+            sent_ns.append(sent)
     packets, drops = struct.unpack("II", s.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
     with open(out, "w") as f:
-        json.dump({"seqs": seen, "socket_drops": drops}, f)
+        json.dump({"seqs": seen, "sent_ns": sent_ns, "socket_drops": drops}, f)
 
 
 if __name__ == "__main__":

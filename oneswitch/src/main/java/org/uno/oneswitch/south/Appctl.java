@@ -25,8 +25,8 @@ import org.uno.oneswitch.codec.Transport;
 
 /**
  * A client of an Open vSwitch daemon's control socket, the one {@code ovs-appctl} talks to:
- * JSON-RPC 1.0 requests, answered one at a time and in order. Used for {@code revalidator/wait},
- * which OneSwitch needs to know that a datapath's cached flows follow the flow table.
+ * JSON-RPC 1.0 requests, answered one at a time and in order. Used to purge a datapath's cached
+ * flows, so that they follow the flow table at once (see {@code PhysicalSwitches.revalidated}).
  *
  * <p>The connection is opened on the first call and again after it closes; a call made while it
  * is down fails. Runs on OneSwitch's event loop.
@@ -55,11 +55,26 @@ final class Appctl extends ChannelInboundHandlerAdapter {
 
     /** Runs {@code method} with {@code params}; completes with its result text (exceptionally on error). */
     CompletableFuture<String> call(String method, String... params) {
+        CompletableFuture<String> reply = enqueue(method, params);
+        flush();
+        return reply;
+    }
+
+    /**
+     * Runs {@code methods} (without parameters) in order, their requests sent in one write so that
+     * the daemon receives all of them or none; completes when all have succeeded.
+     */
+    CompletableFuture<Void> callAll(List<String> methods) {
+        CompletableFuture<?>[] replies = methods.stream().map(this::enqueue).toArray(CompletableFuture[]::new);
+        flush();
+        return CompletableFuture.allOf(replies);
+    }
+
+    private CompletableFuture<String> enqueue(String method, String... params) {
         ObjectNode req = JSON.createObjectNode().put("method", method).put("id", nextId);
         req.putArray("params").addAll(List.of(params).stream().map(p -> JSON.getNodeFactory().textNode(p)).toList());
         Call c = new Call(nextId++, req.toString().getBytes(StandardCharsets.UTF_8), new CompletableFuture<>());
         waiting.add(c);
-        flush();
         return c.reply().thenApply(r -> {
             if (!r.path("error").isNull() && !r.path("error").isMissingNode()) {
                 throw new IllegalStateException(method + " failed: " + r.path("error").asText());
@@ -78,8 +93,9 @@ final class Appctl extends ChannelInboundHandlerAdapter {
         if (channel != null && channel.isActive()) {
             for (Call c; (c = waiting.poll()) != null; ) {
                 sent.add(c);
-                channel.writeAndFlush(Unpooled.wrappedBuffer(c.request()));
+                channel.write(Unpooled.wrappedBuffer(c.request()));
             }
+            channel.flush();
         } else if (!connecting) {
             connecting = true;
             new Bootstrap().group(group).channel(transport.domainSocketChannel()).handler(this)

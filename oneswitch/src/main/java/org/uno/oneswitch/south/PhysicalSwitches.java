@@ -32,7 +32,6 @@ import org.projectfloodlight.openflow.protocol.OFStatsRequest;
 import org.projectfloodlight.openflow.protocol.OFTableStatsReply;
 import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.types.DatapathId;
-import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.TableId;
@@ -58,7 +57,6 @@ import org.uno.oneswitch.stats.MeterCounters;
 import org.uno.oneswitch.stats.PortCounters;
 import org.uno.oneswitch.stats.PortDescription;
 import org.uno.oneswitch.stats.TableCounters;
-import org.uno.oneswitch.translate.Layout;
 import org.uno.oneswitch.translate.PhysicalPlan;
 
 /**
@@ -74,8 +72,9 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     private static final Logger LOG = LoggerFactory.getLogger(PhysicalSwitches.class);
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     private static final long COMMAND_RETRY_MS = 1000;
-    private static final long KICK_INTERVAL_US = 2000;
-    private static final int MAX_KICKS = 500;
+    /** Sent together after a barrier: see {@link #revalidated}. */
+    private static final List<String> PURGE_SEQUENCE =
+            List.of("revalidator/pause", "revalidator/purge", "revalidator/resume");
 
     private final Topology topology;
     private final Map<String, SwitchConnection> connections = new HashMap<>();
@@ -324,50 +323,26 @@ public final class PhysicalSwitches implements PhysicalNetwork {
 
     /**
      * Completes when {@code switchId} has answered a barrier sent after everything sent to it so far
-     * and its daemon has finished a revalidation round that <em>started</em> after those changes
-     * were applied, so no datapath flow still has actions from before them.
+     * and its daemon holds no datapath flow translated before those changes.
      *
-     * <p>{@code revalidator/wait} answers at the end of the round running when it is registered (or
-     * of the next one), and that round may have started before the changes: a round re-translates
-     * datapath flows only if the table version it read at its start is newer than theirs, so such
-     * a round can end leaving flows with the old actions. Rounds run one after the other, so: a
-     * round end E seen after the barrier's answer is after the changes, and the round that ends
-     * next started after E. The first wait is registered together with the changes (it usually
-     * sees E); a dummy flow-table change (an entry added again and again in an unused table, after
-     * the changes on the same connection; reconciliation removes it) starts each round now instead
-     * of at the next periodic one, and again every {@link #KICK_INTERVAL_US} µs in case a round
-     * began just before a wait was registered. Open vSwitch starts rounds at least 5 ms apart, so
-     * this costs about 5 ms more than trusting the first round end; that is the price of the
-     * guarantee.
+     * <p>A datapath flow keeps the actions it was translated with until a revalidation round
+     * re-translates it, and Open vSwitch starts rounds at least 5 ms apart (waiting for a round
+     * that started after the changes cost about 10 ms). Instead, once the barrier is answered, the
+     * revalidator threads are paused (the daemon waits for a running round to end), every
+     * datapath flow is purged, and the revalidators resume: the next packet of each flow is
+     * translated with the new tables. The pause matters: a purge skips a flow whose key a
+     * revalidator holds at that moment, and a round that started before the changes would keep
+     * it. Upcalls of the userspace datapath's non-PMD ports run on the daemon's main thread, as
+     * do these commands, so no flow translated before the changes is installed after the purge.
+     * The three commands go in one write, so the daemon resumes its revalidators even if
+     * OneSwitch dies right after sending them. The cost is one upcall per datapath flow of the
+     * switch (see DESIGN.md, "Remap").
      */
     private CompletableFuture<Void> revalidated(String switchId, RequestTracker t, Appctl appctl) {
-        CompletableFuture<Void> round = waitForRound(switchId, t, appctl);
-        CompletableFuture<Void> barrier = t.barrier();
-        return barrier.thenCompose(v -> round.isDone() ? waitForRound(switchId, t, appctl) : round)
-                .thenCompose(v -> waitForRound(switchId, t, appctl));
-    }
-
-    private CompletableFuture<Void> waitForRound(String switchId, RequestTracker t, Appctl appctl) {
-        CompletableFuture<Void> done = appctl.call("revalidator/wait").handle((r, e) -> {
-            if (e != null) {
-                LOG.warn("revalidator/wait on {} failed: {}", switchId, e.getMessage());
-            }
+        return t.barrier().thenCompose(v -> appctl.callAll(PURGE_SEQUENCE)).exceptionally(e -> {
+            LOG.warn("purging the datapath flows of {} failed: {}", switchId, e.getMessage());
             return null;
         });
-        kick(t, done, MAX_KICKS);
-        return done;
-    }
-
-    private void kick(RequestTracker t, CompletableFuture<Void> done, int left) {
-        if (done.isDone() || left == 0) {
-            return;
-        }
-        t.send(OF13.buildFlowAdd().setTableId(TableId.of(Layout.KICK_TABLE)).setPriority(0)
-                .setCookie(U64.of(PhysicalPlan.COOKIE_TAG)).setMatch(OF13.buildMatch().build())
-                .setBufferId(OFBufferId.NO_BUFFER), null);
-        if (left > 1) {
-            group.schedule(() -> kick(t, done, left - 1), KICK_INTERVAL_US, TimeUnit.MICROSECONDS);
-        }
     }
 
     @Override

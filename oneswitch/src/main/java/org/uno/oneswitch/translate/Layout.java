@@ -20,8 +20,6 @@ import org.uno.oneswitch.model.Action;
 public final class Layout {
     /** OneSwitch's own first table. */
     public static final int DISPATCH_TABLE = 0;
-    /** An unused table where a dummy entry is added (again) to start a revalidation round. */
-    public static final int KICK_TABLE = 253;
     /** Dispatch priorities: tagged link arrivals, packets of virtual ports, anything else (dropped). */
     public static final int TAG_PRIORITY = 300;
     public static final int PIPELINE_PRIORITY = 100;
@@ -63,7 +61,7 @@ public final class Layout {
 
     /** The virtual table of physical table {@code physicalTable} (-1 for OneSwitch's own tables). */
     public static int virtualTable(int physicalTable) {
-        return physicalTable >= 1 && physicalTable < KICK_TABLE ? physicalTable - 1 : -1;
+        return physicalTable >= 1 ? physicalTable - 1 : -1;
     }
 
     /** True for group ids controllers may not use. */
