@@ -168,10 +168,18 @@ class EmulatedPlatform(Platform):
             system.run(["ip", "-n", sw["netns"], "link", "del", name])
 
     def port_backlog(self, switch_id: str, name: str) -> int:
-        # the userspace datapath reads a system port through a packet socket bound to it: its receive queue
-        out = system.run(["ss", "-0", "-a", "-n", "-H"], netns=self.switch(switch_id)["netns"])
-        return sum(int(f[2]) for f in (line.split() for line in out.splitlines())
-                   if len(f) >= 5 and f[4] == f"*:{name}")
+        # The userspace datapath reads a system port through a packet socket bound to it: its receive queue.
+        # Read from /proc rather than with `ss` (a process costs milliseconds, and migrated packets wait for
+        # this): the daemon runs in the switch's namespaces, so its /proc/PID/net is the namespace's and the
+        # /sys under its root names the namespace's interfaces.
+        try:
+            proc = pathlib.Path("/proc", self.ovs(switch_id).pidfile("ovs-vswitchd").read_text().strip())
+            ifindex = (proc / "root/sys/class/net" / name / "ifindex").read_text().strip()
+            sockets = (proc / "net/packet").read_text().splitlines()[1:]
+        except (OSError, ValueError):
+            return 0  # the port (or the switch) is gone: nothing of it will be read
+        # columns: sk RefCnt Type Proto Iface R Rmem User Inode
+        return sum(int(f[6]) for f in (line.split() for line in sockets) if len(f) >= 7 and f[4] == ifindex)
 
     def add_vm(self, index: int) -> dict:
         """A VM namespace `<prefix>vm<index>` plugged into the host switch, like those of `up`.
