@@ -117,7 +117,8 @@ class FakeNf:
 
     def stats(self) -> dict:
         self._serve()
-        return {"rx": self.rx, "idle_us": int((time.monotonic() - self.last_rx) * 1e6), "buffered": len(self.held)}
+        return {"rx": self.rx, "idle_us": int((time.monotonic() - self.last_rx) * 1e6), "buffered": len(self.held),
+                "buffering": self.buffering}
 
     def buffer_start(self) -> int:
         self._serve()

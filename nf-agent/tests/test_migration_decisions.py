@@ -119,7 +119,9 @@ def test_an_agent_that_dies_at_any_step_recovers_with_nothing_lost(world, step):
     with pytest.raises(AgentDied):
         world.migrator(on_step=die).migrate(world.server, MONITOR, "snic0")
     journal = world.server.migration
-    assert journal["step"] == max((s for s in JOURNALLED if STEPS.index(s) <= STEPS.index(step)), key=STEPS.index)
+    # it died as the step began, before journalling it: a release that ran shows only in the new NF
+    assert journal["step"] == max((s for s in JOURNALLED if STEPS.index(s) < STEPS.index(step)), key=STEPS.index,
+                                  default="start")
     moved = STEPS.index(step) > STEPS.index("remap")
     world.migrator().recover(world.server)
     world.assert_lossless_and_running("snic0" if moved else "host")

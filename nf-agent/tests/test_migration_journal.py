@@ -16,16 +16,23 @@ def journal(step: str) -> Journal:
 
 @pytest.mark.parametrize("step", JOURNALLED)
 def test_the_port_on_the_new_nf_finishes_from_the_drain_at_the_earliest(step):
-    steps = recovery_steps(journal(step), NEW)
+    steps = recovery_steps(journal(step), NEW, released=False)
     first = max(STEPS.index(step), STEPS.index("drain"))
     assert steps == STEPS[first:] and steps[-1] == "retire"
     assert "state" in steps or STEPS.index(step) > STEPS.index("state"), "the new NF gets the final state"
 
 
 @pytest.mark.parametrize("step", JOURNALLED)
+def test_a_released_new_nf_only_retires_the_old_one(step):
+    """Its state moved on since the release: the old NF's must not replace it."""
+    assert recovery_steps(journal(step), NEW, released=True) == ("retire",)
+
+
+@pytest.mark.parametrize("step", JOURNALLED)
 @pytest.mark.parametrize("mapped", [("host", "nfh0"), ("snic0", "nfp0"), None])
-def test_the_port_anywhere_else_undoes_the_migration(step, mapped):
-    assert recovery_steps(journal(step), mapped) is None
+@pytest.mark.parametrize("released", [False, True])
+def test_the_port_anywhere_else_undoes_the_migration(step, mapped, released):
+    assert recovery_steps(journal(step), mapped, released) is None
 
 
 def test_a_rollback_remaps_back_only_once_the_remap_may_have_run():

@@ -1,7 +1,8 @@
 """Loss-free migration of an NF, with its state, between the host and an sNIC (paper §3.2.2, §3.3.2).
 
-The steps (start, remap, release and retire are recorded in the server's `migration`
-journal before they run; after the remap, recovery redoes drain, quiesce and state):
+The steps (start, remap and retire are recorded in the server's `migration` journal before
+they run; after the remap, recovery redoes drain, quiesce, state and release unless the new NF
+says it was released):
 
   start      the new NF on the target side, on a new port, holding what it receives
   remap      OneSwitch moves the virtual port to the new port, make-before-break; from the
@@ -222,10 +223,10 @@ class Migrator:
         """Runs `steps` in order, each timed in the report, those of JOURNALLED journalled first."""
         for step in steps:
             run.step = step
+            if on_step is not None:  # before the journal: a crash there is one the journal does not show
+                on_step(step)
             if step in JOURNALLED:
                 run.server = self.record.journal(run.server.id, step=step)
-            if on_step is not None:
-                on_step(step)
             started = time.perf_counter()
             self._step(run, step)
             run.report.timings[step] = time.perf_counter() - started
@@ -285,6 +286,14 @@ class Migrator:
         self.record.journal(server.id, new_pid=instance.pid, new_pid_start=instance.pid_start,
                       new_control=instance.control, new_netns=instance.netns)
         return self.nf_control(instance.control)
+
+    @staticmethod
+    def _released(new: NfControl | None) -> bool:
+        """Whether the new NF was released: it holds from its start until the release, and only that ends it."""
+        try:
+            return new is not None and not new.stats()["buffering"]
+        except (NfControlError, OSError):
+            return False  # gone: the migration cannot finish, and the steps from the drain find out
 
     @staticmethod
     def _check_alive(ctl: NfControl, what: str) -> None:
@@ -385,10 +394,10 @@ class Migrator:
         if server.migration is None:  # MIGRATING, but nothing was journalled: nothing started
             return self.record.stayed(server.id)
         journal = Journal.of(server.migration)
-        steps = recovery_steps(journal, self.portmap.mappings().get(server.vport))
         old = self.nf_control(server.control)
         new = self.nf_control(journal.new_control) if journal.new_control else None
         try:
+            steps = recovery_steps(journal, self.portmap.mappings().get(server.vport), self._released(new))
             if steps is not None:
                 run = _Run(server, None, old, MigrationReport(server=server.id, source=server.side,
                                                               target=journal.target), new)

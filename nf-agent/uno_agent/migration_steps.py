@@ -8,9 +8,10 @@ import dataclasses
 
 STEPS = ("start", "remap", "drain", "quiesce", "state", "release", "retire")
 # Steps written to the journal before they run. Recovery redoes drain, quiesce and state from the
-# drain whenever the port has moved (they are idempotent until the release), so they are not:
-# each write would sit between the switch-over and the release, where held packets wait.
-JOURNALLED = ("start", "remap", "release", "retire")
+# drain whenever the port has moved (they are idempotent until the release), so they are not: each
+# write would sit between the switch-over and the release, where held packets wait (a write costs
+# milliseconds). Nor is the release: only it ends the new NF's hold, so the new NF says whether it ran.
+JOURNALLED = ("start", "remap", "retire")
 FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port", "state=slow-state")
 # the agent itself dies (SIGKILL) as a step begins: its restart must finish or undo the migration
 CRASH_FAULTS = tuple(f"{step}=crash-agent" for step in STEPS)
@@ -59,10 +60,12 @@ class Journal:
         return STEPS.index(self.step) >= STEPS.index("remap")
 
 
-def recovery_steps(journal: Journal, mapped: tuple[str, str] | None) -> tuple[str, ...] | None:
+def recovery_steps(journal: Journal, mapped: tuple[str, str] | None, released: bool) -> tuple[str, ...] | None:
     """What a restarted agent does: the steps that finish the migration when OneSwitch maps the port to the
     new NF (from where the journal stopped, but from the drain at the earliest, so that the new NF gets
-    the old NF's final state), or None: undo it (the port never moved, or moved back)."""
+    the old NF's final state; once the new NF was `released`, only what follows the release: its state
+    has moved on since), or None: undo it (the port never moved, or moved back)."""
     if mapped != (journal.target, journal.new_port):
         return None
-    return STEPS[max(STEPS.index(journal.step), STEPS.index("drain")):]
+    first = STEPS.index("retire") if released else STEPS.index("drain")
+    return STEPS[max(STEPS.index(journal.step), first):]

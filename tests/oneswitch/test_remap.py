@@ -36,8 +36,8 @@ def churn(listen: int, stop: threading.Event) -> None:
     p = c.parser
     i = 0
     while not stop.is_set():
-        c.send(p.OFPFlowMod(c.dp, table_id=5, priority=1, match=p.OFPMatch(eth_type=0x0800, ipv4_dst=f"10.9.0.{i % 200}"),
-                            instructions=[]))
+        match = p.OFPMatch(eth_type=0x0800, ipv4_dst=f"10.9.0.{i % 200}")
+        c.send(p.OFPFlowMod(c.dp, table_id=5, priority=1, match=match, instructions=[]))
         c.barrier()
         i += 1
         stop.wait(0.001)
@@ -131,8 +131,8 @@ def test_remap_under_traffic_loses_and_duplicates_nothing(oneswitch_stack, tmp_p
     # The answer's promise (what loss-free migration relies on): no packet sent after it reaches the old port,
     # though the datapaths cached flows translated before the remap.
     late = []
-    for (at, left), until in zip(answered, asked[1:] + [2 ** 63]):
-        late += [seq for seq, sent in zip(got[left], results[left]["sent_ns"]) if at < sent < until]
+    for (at, left), until in zip(answered, asked[1:] + [2 ** 63], strict=True):
+        late += [seq for seq, sent in zip(got[left], results[left]["sent_ns"], strict=True) if at < sent < until]
     assert not late, f"{len(late)} packets sent after a remap's answer reached the port it left, e.g. {late[:10]}"
     port_status = []
     while (m := watcher.recv(timeout=0.2)) is not None and m.msg_type == watcher.ofp.OFPT_PORT_STATUS:
