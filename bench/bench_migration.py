@@ -9,6 +9,7 @@ sent from the start of the remap to the new NF's release, against the median lat
 sent before the migration, in the same run; it is also split at the start of OneSwitch's switch
 stage: packets sent before it go through the old NF, packets sent after it may wait in the new
 NF until the release (`switch_to_release_ms` bounds their wait). Medians over REPEAT migrations.
+The HOG_FLOWS point is measured again with one core held by an unrelated process (`under_load`).
 """
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ from uno_agent.launcher import vm_netns
 from uno_harness.agent import Stack
 from uno_harness.processes import wait_for
 from uno_nfs import NfControl
+from uno_platform.cpu_hog import CpuHog
 from uno_platform.spec import TestbedSpec
 from uno_platform.traffic import NumberedUdp, ping
 
 FLOW_COUNTS = (250, 500, 750, 1000, 10000)
+HOG_FLOWS = 1000
 REPEAT = 6
 PPS = 5000
 PREFIX = "bmig-"
@@ -97,15 +100,33 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
         "switch_to_release_ms": (report["held_until"] - switch_at) * 1e3,
         "baseline_latency_ms": baseline * 1e3,
         "held_packets": len(held),
-        "added_latency_mean_ms": _mean_ms(added), "added_latency_max_ms": _max_ms(added),
+        "added_latency_mean_ms": _mean_ms(added), "added_latency_p90_ms": _p90_ms(added),
+        "added_latency_max_ms": _max_ms(added),
         "old_path_added_mean_ms": _mean_ms(old_path), "new_path_added_mean_ms": _mean_ms(new_path),
         "new_path_packets": len(new_path),
         "lost": run.lost, "duplicates": run.result["duplicates"], "reordered": run.result["reordered"],
     }
 
 
+def _point(flows: int, samples: list[dict]) -> dict:
+    """The medians of one point's migrations, with its pooled and worst figures and every sample."""
+    keys = [k for k in samples[0] if k.endswith("_ms") or k in ("state_bytes", "held_packets")]
+    held = sum(s["held_packets"] for s in samples)
+    return {"flows": flows, **{k: _median(samples, k) for k in keys},
+            # every held packet of every migration at this point, not a median of means
+            "added_latency_pooled_mean_ms": sum(s["added_latency_mean_ms"] * s["held_packets"]
+                                                for s in samples) / held if held else 0.0,
+            "added_latency_worst_ms": max(s["added_latency_max_ms"] for s in samples),
+            "lost": sum(s["lost"] for s in samples), "duplicates": sum(s["duplicates"] for s in samples),
+            "reordered": sum(s["reordered"] for s in samples), "samples": samples}
+
+
 def _mean_ms(values: list[float]) -> float:
     return statistics.mean(values) * 1e3 if values else 0.0
+
+
+def _p90_ms(values: list[float]) -> float:
+    return sorted(values)[int(len(values) * 0.9)] * 1e3 if values else 0.0
 
 
 def _max_ms(values: list[float]) -> float:
@@ -144,25 +165,15 @@ def main(results_dir: pathlib.Path) -> dict:
     stack = None
     try:
         stack, mon, source, sink_ns, sink_ip = _setup(workdir)
-        points = []
-        for flows in FLOW_COUNTS:
-            samples = _one_point(stack, mon, source, sink_ns, sink_ip, flows)
-            keys = [k for k in samples[0] if k.endswith("_ms") or k in ("state_bytes", "held_packets")]
-            held = sum(s["held_packets"] for s in samples)
-            point = {"flows": flows, **{k: _median(samples, k) for k in keys},
-                     # every held packet of every migration at this point, not a median of means
-                     "added_latency_pooled_mean_ms": sum(s["added_latency_mean_ms"] * s["held_packets"]
-                                                         for s in samples) / held if held else 0.0,
-                     "added_latency_worst_ms": max(s["added_latency_max_ms"] for s in samples),
-                     "lost": sum(s["lost"] for s in samples), "duplicates": sum(s["duplicates"] for s in samples),
-                     "reordered": sum(s["reordered"] for s in samples), "samples": samples}
-            points.append(point)
+        points = [_point(flows, _one_point(stack, mon, source, sink_ns, sink_ip, flows)) for flows in FLOW_COUNTS]
+        with CpuHog():
+            under_load = _point(HOG_FLOWS, _one_point(stack, mon, source, sink_ns, sink_ip, HOG_FLOWS))
     finally:
         if stack is not None:
             stack.stop()
         uno_platform.down(PREFIX)
     plot(points, results_dir / "migration_fig13.png")
-    result = {"benchmark": "migration", "pps": PPS, "repeat": REPEAT, "points": points}
+    result = {"benchmark": "migration", "pps": PPS, "repeat": REPEAT, "points": points, "under_load": under_load}
     (results_dir / "migration.json").write_text(json.dumps(result, indent=2) + "\n")
-    return {"points": [{k: (round(v, 2) if isinstance(v, float) else v) for k, v in p.items() if k != "samples"}
-                       for p in points]}
+    return {name: [{k: (round(v, 2) if isinstance(v, float) else v) for k, v in p.items() if k != "samples"}
+                   for p in group] for name, group in (("points", points), ("under_load", [under_load]))}
