@@ -173,7 +173,7 @@ class EmulatedPlatform(Platform):
         # this): the daemon runs in the switch's namespaces, so its /proc/PID/net is the namespace's and the
         # /sys under its root names the namespace's interfaces.
         try:
-            proc = pathlib.Path("/proc", self.ovs(switch_id).pidfile("ovs-vswitchd").read_text().strip())
+            proc = pathlib.Path("/proc", str(self.ovs(switch_id).pid("ovs-vswitchd")))
             ifindex = (proc / "root/sys/class/net" / name / "ifindex").read_text().strip()
             sockets = (proc / "net/packet").read_text().splitlines()[1:]
         except (OSError, ValueError):
@@ -226,7 +226,7 @@ class EmulatedPlatform(Platform):
             daemons = {}
             for daemon in DAEMONS:
                 try:
-                    pid = int(ovs.pidfile(daemon).read_text())
+                    pid = ovs.pid(daemon)
                 except (OSError, ValueError):
                     pid = None
                 daemons[daemon] = pid is not None and system.is_alive(pid, None)

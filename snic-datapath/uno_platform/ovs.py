@@ -40,6 +40,10 @@ class OvsInstance:
     def pidfile(self, daemon: str) -> pathlib.Path:
         return self.rundir / f"{daemon}.pid"
 
+    def pid(self, daemon: str) -> int:
+        """The daemon's pid from its pidfile (OSError or ValueError when there is none)."""
+        return int(self.pidfile(daemon).read_text().strip())
+
     @property
     def _env(self) -> dict:
         run = str(self.rundir)
@@ -69,8 +73,7 @@ class OvsInstance:
             lines = proc.stderr.strip().splitlines()
             raise PlatformError(f"{name} in {self.netns} failed to start: "
                                 f"{lines[-1] if lines else proc.returncode}")
-        pid = int(self.pidfile(name).read_text().strip())
-        on_started(name, pid)
+        on_started(name, self.pid(name))
 
     def vsctl(self, *args: str) -> str:
         return system.run(["ovs-vsctl", f"--db={self.db_socket}", "--timeout=20", *args]).strip()

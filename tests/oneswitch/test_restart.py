@@ -103,7 +103,7 @@ def test_a_switch_daemon_restart_ends_with_its_table_reconciled(oneswitch_stack)
     groups = sorted(ofctl(switch_target(stack.platform, "snic0"), "dump-groups").stdout.splitlines()[1:])
 
     ovs = stack.platform.ovs("snic0")
-    pid = int(ovs.pidfile("ovs-vswitchd").read_text())
+    pid = ovs.pid("ovs-vswitchd")
     os.kill(pid, signal.SIGKILL)
     wait_for(lambda: not os.path.exists(f"/proc/{pid}"), 10, "ovs-vswitchd to die")
     env = {**os.environ, "OVS_RUNDIR": str(ovs.rundir), "OVS_LOGDIR": str(ovs.rundir), "OVS_DBDIR": str(ovs.rundir)}

@@ -107,7 +107,7 @@ def test_drops_while_open_vswitch_is_stalled_are_counted_at_its_packet_socket(te
     """What a busy host does to the data path: the sender runs while Open vSwitch does not, the VM's packets fill
     the receive buffer of the packet socket it reads the VM's port through, and the kernel drops the rest there."""
     platform = testbed_factory(pcie_gbps=0.01, vms=1)
-    vswitchd = int(platform.ovs("host").pidfile("ovs-vswitchd").read_text())
+    vswitchd = platform.ovs("host").pid("ovs-vswitchd")
     lost, drops = burst(platform, frozen(vswitchd))
     assert_all_attributed(lost, drops)
     assert drops["host packet_socket_drops"] > SENT / 4, drops

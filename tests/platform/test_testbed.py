@@ -226,7 +226,7 @@ def test_port_backlog_is_what_the_switch_has_not_read_yet(testbed_factory):
     tears a port down only once that is empty (a busy host lost 3,137 packets once by not waiting)."""
     platform = testbed_factory(vms=0)
     port = platform.add_port("host", f"{platform.prefix}n1")
-    vswitchd = int(platform.ovs("host").pidfile("ovs-vswitchd").read_text())
+    vswitchd = platform.ovs("host").pid("ovs-vswitchd")
     assert platform.port_backlog("host", port["name"]) == 0
     os.kill(vswitchd, signal.SIGSTOP)
     try:

@@ -85,8 +85,8 @@ public interface PhysicalNetwork {
     /**
      * Completes once each connected switch of {@code switches} has applied everything sent to it so
      * far and its datapath's cached flows follow its tables: a barrier, then (when the switch's
-     * control socket is known) the end of an Open vSwitch revalidation round that started after
-     * the changes, as {@code ovs-appctl revalidator/wait} reports round ends.
+     * control socket is known) its revalidators paused, its datapath flows purged and its
+     * revalidators resumed ({@code ovs-appctl revalidator/pause}, {@code purge}, {@code resume}).
      */
     CompletableFuture<Void> settle(Collection<String> switches);
 

@@ -49,7 +49,7 @@ import org.uno.oneswitch.translate.Translation;
  *       paper's higher-priority copies are not needed: every packet always matches either the old
  *       or the new actions, and the tables never lack a rule (also for rules at priority 65535,
  *       which could have no higher-priority copy). Then every switch of both stages is settled:
- *       a barrier and a datapath revalidation round that started after the changes (see
+ *       a barrier and a purge of the cached datapath flows (see
  *       {@link PhysicalNetwork#settle}), so no cached datapath flow still sends to U's old place
  *       and none shadows the new entries;</li>
  *   <li><b>drain</b>: a marker from every other switch through the PCIe links toward U's old

@@ -53,13 +53,6 @@ final class Appctl extends ChannelInboundHandlerAdapter {
         this.transport = transport;
     }
 
-    /** Runs {@code method} with {@code params}; completes with its result text (exceptionally on error). */
-    CompletableFuture<String> call(String method, String... params) {
-        CompletableFuture<String> reply = enqueue(method, params);
-        flush();
-        return reply;
-    }
-
     /**
      * Runs {@code methods} (without parameters) in order, their requests sent in one write so that
      * the daemon receives all of them or none; completes when all have succeeded.
@@ -70,16 +63,16 @@ final class Appctl extends ChannelInboundHandlerAdapter {
         return CompletableFuture.allOf(replies);
     }
 
-    private CompletableFuture<String> enqueue(String method, String... params) {
+    private CompletableFuture<JsonNode> enqueue(String method) {
         ObjectNode req = JSON.createObjectNode().put("method", method).put("id", nextId);
-        req.putArray("params").addAll(List.of(params).stream().map(p -> JSON.getNodeFactory().textNode(p)).toList());
+        req.putArray("params");
         Call c = new Call(nextId++, req.toString().getBytes(StandardCharsets.UTF_8), new CompletableFuture<>());
         waiting.add(c);
         return c.reply().thenApply(r -> {
             if (!r.path("error").isNull() && !r.path("error").isMissingNode()) {
                 throw new IllegalStateException(method + " failed: " + r.path("error").asText());
             }
-            return r.path("result").asText();
+            return r;
         });
     }
 
