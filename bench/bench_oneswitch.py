@@ -74,16 +74,17 @@ def environment() -> dict:
 
 class Stack:
     """An emulated platform with OneSwitch in front of it (no controller), torn down by `close`; with `ssl`, the
-    bridges reach it over SSL; with `durable`,
-    OneSwitch keeps a state file in its log directory (on this machine's disk)."""
+    bridges reach it over SSL; with `durable`, OneSwitch keeps a state file in its log directory (on this
+    machine's disk); OneSwitch's JVM runs with `jvm_options`."""
 
-    def __init__(self, durable: bool = False, ssl: bool = False, **spec):
+    def __init__(self, durable: bool = False, ssl: bool = False, jvm_options: tuple[str, ...] = JVM_OPTIONS, **spec):
         self.listen, self.south, self.rest = free_port(), free_port(), free_port()
         self.prefix = "b" + secrets.token_hex(2) + "-"
         scheme = "ssl" if ssl else "tcp"
         self.platform = uno_platform.up(TestbedSpec(prefix=self.prefix, controller=f"{scheme}:127.0.0.1:{self.south}",
                                                     **spec))
         self.oneswitch = None
+        self.jvm_options = jvm_options
         self.logdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-oneswitch-"))
         self.extra = ["--state-file", str(self.logdir / "state.json")] if durable else []
         try:
@@ -95,7 +96,8 @@ class Stack:
     def start(self) -> None:
         self.oneswitch = start_oneswitch(f"{self.platform.description['state_dir']}/platform.json",
                                          self.logdir / "oneswitch.log", listen=self.listen, south=self.south,
-                                         rest_port=self.rest, controller=None, extra=self.extra)
+                                         rest_port=self.rest, controller=None, extra=self.extra,
+                                         jvm_options=self.jvm_options)
         wait_healthy(self.oneswitch, self.rest, timeout=60)
 
     def kill(self) -> None:
@@ -123,7 +125,7 @@ class Stack:
 
 # -- 1. flow_mod installation rate ---------------------------------------------------------------
 
-def _client(target: str, mode: str, count: int, in_port: int, out_port: int) -> dict:
+def flow_mod_client(target: str, mode: str, count: int, in_port: int | str, out_port: int) -> dict:
     result = subprocess.run(["java", "-XX:+UseSerialGC", "-cp", str(JAR), "org.uno.oneswitch.bench.FlowModBench",
                              target, mode, str(count), str(in_port), str(out_port)],
                             capture_output=True, text=True, timeout=900)
@@ -135,7 +137,7 @@ def _client(target: str, mode: str, count: int, in_port: int, out_port: int) -> 
     return run
 
 
-def _clear(target: str, bridges: list[str]) -> None:
+def clear_rules(target: str, bridges: list[str]) -> None:
     ofctl(target, "del-flows")
     for t in bridges:  # the bridges hold only OneSwitch's dispatch table again before the next run
         wait_for(lambda t=t: not any("table=0," not in f and "n_packets" in f
@@ -191,8 +193,8 @@ def flow_mod_rates() -> dict:
         baselines = proxies.targets()
 
         def run(target, mode, ports_, bridges_=bridges):
-            r = _client(target, *MODES[mode], *ports_)
-            _clear(target, bridges_)
+            r = flow_mod_client(target, *MODES[mode], *ports_)
+            clear_rules(target, bridges_)
             return r["rate"]
 
         for _ in range(WARMUP_RUNS):

@@ -91,6 +91,28 @@ def _soak(r: dict) -> str:
     return "## Soak (`oneswitch-soak.json`)\n\n" + table(["", ""], rows) + "\n" + _when(r)
 
 
+def _footprint(r: dict) -> str:
+    rows = []
+    for jvm, mixes in r["results"].items():
+        for mix, m in mixes.items():
+            small, big = m["installs"]
+            loop, echo = big["event_loop"], big["echo"]
+            rows.append([jvm, mix, m["idle"]["rss_mb"], small["rss_mb"], big["rss_mb"], big["heap_live_mb"],
+                         big["heap"]["committed_mb"], loop["ticks_late_over_10ms"],
+                         loop["worst_late_ms_at_most"] or "more", echo["p99_9_ms"], echo["samples"],
+                         r["met"][jvm][mix]])
+    t = r["targets"]
+    return ("## Footprint (`oneswitch-footprint.json`)\n\nOneSwitch's resident size (MiB) idle and after "
+            f"{small['rules']:,} and {big['rules']:,} streamed virtual rules; the live heap after the larger install "
+            "(after a full collection) and the heap the collector had committed; during the larger install, the "
+            "event-loop ticks late by more than 10 ms, the bucket of the latest (\"at most\" ms), and echo round "
+            f"trips on a second controller connection. Targets: RSS at most {t['rss_mb']} MiB, no stall over "
+            f"{t['stall_ms']} ms, echo p99.9 at most {t['echo_p99_9_ms']} ms.\n\n"
+            + table(["JVM", "rules", "RSS idle", "RSS 10k", "RSS 100k", "live heap 100k", "heap committed",
+                     "ticks late >10 ms", "latest tick, ms at most", "echo p99.9 ms", "echo samples", "met"], rows)
+            + "\n" + _when(r))
+
+
 # -- the other components ------------------------------------------------------------------------
 
 def _nfs(r: dict) -> str:
@@ -150,7 +172,7 @@ def _reference(r: dict) -> str:
 COMPONENTS: dict[str, tuple[str, list[tuple[str, Callable[[dict], str]]]]] = {
     "oneswitch": ("OneSwitch", [("oneswitch.json", _flow_mods), ("oneswitch-translation.json", _translation),
                                 ("oneswitch-remap.json", _remap), ("oneswitch-kill.json", _kill),
-                                ("oneswitch-soak.json", _soak)]),
+                                ("oneswitch-soak.json", _soak), ("oneswitch-footprint.json", _footprint)]),
     "nfs": ("The network functions", [("nfs.json", _nfs)]),
     "nf-agent": ("The NF agent", [("migration.json", _migration)]),
     "solver": ("The solver", [("solver.json", _solver), ("solver_fig16.json", _fig16),

@@ -35,11 +35,11 @@ JVM_OPTIONS = ("-XX:+UseParallelGC", "-Xmn1g", "-Xmx2g", "-XX:MaxDirectMemorySiz
 
 
 def start_oneswitch(platform_json: str | None, log: pathlib.Path, *, listen: int, south: int, rest_port: int,
-                    controller: int | None, extra: list[str] = ()) -> Proc:
+                    controller: int | None, extra: list[str] = (), jvm_options: tuple[str, ...] = JVM_OPTIONS) -> Proc:
     """OneSwitch for the platform described in `platform_json`; over SSL to the bridges when the description
     has an `ssl` section (the platform was made with an ssl: controller)."""
     assert JAR.exists(), f"{JAR} missing: build it with `make oneswitch`"
-    argv = ["java", *JVM_OPTIONS, "-jar", str(JAR), "--listen", f"ptcp:{listen}",
+    argv = ["java", *jvm_options, "-jar", str(JAR), "--listen", f"ptcp:{listen}",
             *southbound_args(platform_json, south), "--rest", f"127.0.0.1:{rest_port}",
             "--controller", f"tcp:127.0.0.1:{controller}" if controller else "none", *extra]
     if platform_json:

@@ -14,7 +14,9 @@ import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.codec.Transport;
+import org.uno.oneswitch.core.LoopWatch;
 import org.uno.oneswitch.core.SavedState;
+import org.uno.oneswitch.core.Timers;
 import org.uno.oneswitch.core.VirtualSwitch;
 import org.uno.oneswitch.endpoint.Northbound;
 import org.uno.oneswitch.error.PortMapException;
@@ -92,9 +94,11 @@ public final class OneSwitch implements AutoCloseable {
         Optional<SouthboundTls> tls = southboundTls(config, vs.topology());
         bind("southbound", () -> physical.listen(group, transport, config.southbound(), tls,
                 config.echoIntervalSec(), MAX_IDLE_PROBES));
+        Timers timers = (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS);
+        LoopWatch watch = new LoopWatch(System::nanoTime, timers);
+        loop.execute(watch::start);
         if (config.rest().isPresent()) {
-            RestApi api = new RestApi(vs, physical::connected, north::connectedControllers,
-                    (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS));
+            RestApi api = new RestApi(vs, physical::connected, north::connectedControllers, timers, watch);
             bind("REST", () -> {
                 rest = RestServer.start(config.rest().get(), loop, transport, api, config.restLimits());
                 return rest.address();

@@ -19,6 +19,7 @@ import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFVersion;
+import org.projectfloodlight.openflow.protocol.match.Match;
 import org.projectfloodlight.openflow.protocol.match.MatchField;
 import org.projectfloodlight.openflow.types.MacAddress;
 import org.projectfloodlight.openflow.types.OFPort;
@@ -28,12 +29,13 @@ import org.uno.oneswitch.codec.Hellos;
 /**
  * A flow_mod installation benchmark client: connects to a switch (OneSwitch over TCP, or an Open
  * vSwitch bridge over its Unix management socket), installs N rules
- * {@code priority=1, in_port=IN, eth_dst=<n>, actions=output:OUT}, and reports the rate as JSON.
+ * {@code priority=1, in_port=IN, eth_dst=<n>, actions=output:OUT} (IN "any": no in_port match), and
+ * reports the rate as JSON.
  * Modes: "barrier" (each flow_mod followed by a barrier, waiting for its reply) and "stream" (all
  * flow_mods, then one barrier). Messages are encoded before the clock starts, so the client is not
  * the bottleneck.
  *
- * <pre>java -cp oneswitch.jar org.uno.oneswitch.bench.FlowModBench TARGET MODE COUNT IN_PORT OUT_PORT</pre>
+ * <pre>java -cp oneswitch.jar org.uno.oneswitch.bench.FlowModBench TARGET MODE COUNT IN_PORT|any OUT_PORT</pre>
  * TARGET is tcp:IP:PORT or unix:PATH.
  */
 public final class FlowModBench {
@@ -52,12 +54,13 @@ public final class FlowModBench {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 5) {
-            System.err.println("usage: FlowModBench tcp:IP:PORT|unix:PATH barrier|stream COUNT IN_PORT OUT_PORT");
+            System.err.println("usage: FlowModBench tcp:IP:PORT|unix:PATH barrier|stream COUNT IN_PORT|any OUT_PORT");
             System.exit(2);
         }
         String mode = args[1];
         int count = Integer.parseInt(args[2]);
-        List<byte[]> flowMods = flowMods(count, OFPort.of(Integer.parseInt(args[3])), OFPort.of(Integer.parseInt(args[4])));
+        OFPort inPort = args[3].equals("any") ? null : OFPort.of(Integer.parseInt(args[3]));
+        List<byte[]> flowMods = flowMods(count, inPort, OFPort.of(Integer.parseInt(args[4])));
         try (SocketChannel ch = open(args[0])) {
             FlowModBench b = new FlowModBench(ch);
             b.handshake();
@@ -85,12 +88,16 @@ public final class FlowModBench {
         return ch;
     }
 
+    /** The rules; with a null {@code inPort}, they match any ingress port. */
     private static List<byte[]> flowMods(int count, OFPort inPort, OFPort outPort) {
         List<byte[]> out = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
+            Match.Builder match = OF13.buildMatch().setExact(MatchField.ETH_DST, MacAddress.of(0x0a0000000000L + i));
+            if (inPort != null) {
+                match.setExact(MatchField.IN_PORT, inPort);
+            }
             out.add(encode(OF13.buildFlowAdd().setXid(i + 1).setPriority(1).setCookie(U64.of(i))
-                    .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, inPort)
-                            .setExact(MatchField.ETH_DST, MacAddress.of(0x0a0000000000L + i)).build())
+                    .setMatch(match.build())
                     .setInstructions(List.of(OF13.instructions().applyActions(
                             List.of(OF13.actions().output(outPort, 0xffff))))).build()));
         }

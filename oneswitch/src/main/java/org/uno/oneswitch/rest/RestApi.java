@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.projectfloodlight.openflow.protocol.OFPortState;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
+import org.uno.oneswitch.core.LoopWatch;
 import org.uno.oneswitch.core.PortRequest;
 import org.uno.oneswitch.core.RemapService;
 import org.uno.oneswitch.core.StateLog;
@@ -65,12 +66,15 @@ public final class RestApi {
     private final Predicate<String> switchConnected;
     private final IntSupplier controllers;
     private final Timers timers;
+    private final LoopWatch loopWatch;
 
-    public RestApi(VirtualSwitch vs, Predicate<String> switchConnected, IntSupplier controllers, Timers timers) {
+    public RestApi(VirtualSwitch vs, Predicate<String> switchConnected, IntSupplier controllers, Timers timers,
+                   LoopWatch loopWatch) {
         this.vs = vs;
         this.switchConnected = switchConnected;
         this.controllers = controllers;
         this.timers = timers;
+        this.loopWatch = loopWatch;
     }
 
     public CompletableFuture<Response> handle(String method, String path, Map<String, String> query, JsonNode body)
@@ -264,6 +268,16 @@ public final class RestApi {
         h.put("dropped_packet_ins", vs.packets().droppedPacketIns());
         h.put("flow_mods", vs.flows().flowModWork().count());
         h.put("flow_mod_ms", vs.flows().flowModWork().nanos() / 1e6);
+        ObjectNode loop = h.putObject("event_loop").put("tick_ms", LoopWatch.TICK_MS)
+                .put("max_late_ms", loopWatch.maxLateMillis());
+        ArrayNode bounds = loop.putArray("late_ms_bounds");
+        for (long b : LoopWatch.boundsMillis()) {
+            bounds.add(b);
+        }
+        ArrayNode ticks = loop.putArray("late_ticks");
+        for (long n : loopWatch.counts()) {
+            ticks.add(n);
+        }
         if (state.enabled()) {
             h.putObject("state_file").put("status", state.degraded().isPresent() ? "degraded" : "ok")
                     .put("error", state.degraded().orElse(null)).put("records_written", state.commits())

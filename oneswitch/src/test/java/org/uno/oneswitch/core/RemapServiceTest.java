@@ -149,7 +149,8 @@ class RemapServiceTest {
 
     @Test
     void everyOtherMutatorWaitsWhileARemapIsApplied() throws Exception {
-        RestApi api = new RestApi(vs, sw -> true, () -> 0, (ms, task) -> timers.add(task));
+        RestApi api = new RestApi(vs, sw -> true, () -> 0, (ms, task) -> timers.add(task),
+                new LoopWatch(System::nanoTime, (ms, task) -> { }));
         OFPort vm = vs.ports().current().mappings().stream().filter(m -> m.physicalName().equals("vm0")).findFirst()
                 .orElseThrow().virtualPort();
         net.holdBarriers();

@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.projectfloodlight.openflow.protocol.OFPortReason;
 import org.projectfloodlight.openflow.protocol.OFPortStatus;
+import org.uno.oneswitch.core.LoopWatch;
 import org.uno.oneswitch.testing.StateFixture;
 
 /** With a state file, a REST change is answered once it is on disk, and 503 when it cannot be written. */
@@ -25,7 +26,7 @@ class RestApiDurabilityTest {
     private final StateFixture f = new StateFixture(false);
     private final StateFixture.Sink sink = new StateFixture.Sink();
     private final RestApi api = new RestApi(f.vs, s -> true, () -> 0,
-            (ms, task) -> f.timers.add(new StateFixture.Timer(ms, task)));
+            (ms, task) -> f.timers.add(new StateFixture.Timer(ms, task)), new LoopWatch(System::nanoTime, (ms, t) -> { }));
 
     RestApiDurabilityTest() throws Exception {
         f.vs.state().start(sink);

@@ -1,0 +1,156 @@
+"""OneSwitch's footprint on the server it runs on (issue 18): memory and event-loop stalls under a bulk install.
+
+For each rule mix (below) and each JVM setting, a fresh OneSwitch in front of an emulated platform gets
+10,000 and then, cleared, 100,000 virtual rules, streamed by FlowModBench (then one barrier). After each
+install: OneSwitch's resident size (VmRSS), its heap (used and committed, from `jstat -gc`), and the live
+heap (used after a full collection that `jcmd GC.run` asks for; RSS is read before it). During the
+100,000-rule install, a second controller connection sends an echo request every ECHO_EVERY_S and times
+the replies (p50, p99, p99.9, max), and OneSwitch's own event-loop watch (GET /v1/health, `event_loop`:
+how late a 5 ms tick ran) gives the longest stall and the ticks late by more than 10 ms.
+
+Mixes (virtual ports 1, 2 = the host's VMs, 3 = the sNIC's wire port):
+- local: in_port=1, eth_dst=n -> output 2: one physical entry on the host;
+- crossing: in_port=1 -> output 3: an entry on the host, a shared delivery on the sNIC;
+- wildcard_ingress: any in_port, eth_dst=n -> output 2: an entry on every switch a packet may enter.
+
+JVM settings: `default` (no options: the JVM's own heap sizing and collector, which issue 18 asks
+OneSwitch to run with) and `tuned` (uno_harness.oneswitch.JVM_OPTIONS, what the tests use today).
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import statistics
+import subprocess
+import threading
+import time
+
+from uno_oneswitch.client import rest
+from uno_oneswitch.ofclient import OfClient
+
+from bench.bench_oneswitch import Stack, clear_rules, environment, flow_mod_client
+from uno_harness.attacks import rss_bytes
+from uno_harness.oneswitch import JVM_OPTIONS, build_jar
+
+MIXES = {"local": ("1", 2), "crossing": ("1", 3), "wildcard_ingress": ("any", 2)}
+SIZES = (10_000, 100_000)
+JVMS = {"default": (), "tuned": JVM_OPTIONS}
+ECHO_EVERY_S = 0.005
+TARGET_RSS_MB = 256
+TARGET_STALL_MS = 10
+TARGET_ECHO_P999_MS = 10
+MB = 1 << 20
+
+
+class EchoProbe:
+    """Echo round trips on a controller connection of its own, every ECHO_EVERY_S, until `stop`."""
+
+    def __init__(self, listen: int):
+        self.client = OfClient(listen)
+        self.rtts: list[float] = []
+        self.failures = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            try:
+                if self.client.echo():
+                    self.rtts.append(time.monotonic() - started)
+                else:
+                    self.failures += 1
+            except (OSError, AssertionError):
+                self.failures += 1
+            self._stop.wait(max(0.0, ECHO_EVERY_S - (time.monotonic() - started)))
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._thread.join()
+        self.client.close()
+        ms = sorted(x * 1e3 for x in self.rtts)
+        return {"samples": len(ms), "failures": self.failures, "p50_ms": statistics.median(ms),
+                "p99_ms": _quantile(ms, 0.99), "p99_9_ms": _quantile(ms, 0.999), "max_ms": ms[-1]}
+
+
+def _quantile(sorted_values: list[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
+
+
+def heap_mb(pid: int) -> dict:
+    """Used and committed heap (MB) from `jstat -gc`: survivors, eden and old generation."""
+    out = subprocess.run(["jstat", "-gc", str(pid)], capture_output=True, text=True, check=True).stdout.split("\n")
+    # a column a collector does not have reads "-"
+    row = dict(zip(out[0].split(), (0.0 if x == "-" else float(x) for x in out[1].split()), strict=True))
+    used = sum(row[k] for k in ("S0U", "S1U", "EU", "OU"))
+    committed = sum(row[k] for k in ("S0C", "S1C", "EC", "OC"))
+    return {"used_mb": round(used / 1024, 1), "committed_mb": round(committed / 1024, 1)}
+
+
+def loop_watch(rest_port: int) -> dict:
+    status, health = rest(rest_port, "GET", "/v1/health")
+    assert status == 200, health
+    return health["event_loop"]
+
+
+def stalls(before: dict, after: dict) -> dict:
+    """The event-loop watch's counts between two readings: ticks late by more than TARGET_STALL_MS, and the
+    upper bound of the latest bucket any tick reached (null: above the last bound)."""
+    bounds = before["late_ms_bounds"]
+    delta = [a - b for a, b in zip(after["late_ticks"], before["late_ticks"], strict=True)]
+    worst = max(i for i, n in enumerate(delta) if n) if any(delta) else 0
+    over = sum(n for bound, n in zip(bounds + [None], delta, strict=True) if bound is None or bound > TARGET_STALL_MS)
+    return {"ticks": sum(delta), "ticks_late_over_10ms": over,
+            "worst_late_ms_at_most": bounds[worst] if worst < len(bounds) else None,
+            "max_late_ms_since_start": after["max_late_ms"]}
+
+
+def _install(stack: Stack, count: int, in_port: str, out_port: int, probe: bool) -> dict:
+    pid = stack.oneswitch.pid
+    watch = loop_watch(stack.rest)
+    echo = EchoProbe(stack.listen) if probe else None
+    run = flow_mod_client(stack.target, "stream", count, in_port, out_port)
+    row = {"rules": count, "rate": round(run["rate"])}
+    if echo is not None:
+        row["echo"] = echo.stop()
+        row["event_loop"] = stalls(watch, loop_watch(stack.rest))
+    time.sleep(1)  # what the install left behind settles (the bridges' replies, the collector's work)
+    row["rss_mb"] = round(rss_bytes(pid) / MB, 1)
+    row["heap"] = heap_mb(pid)
+    subprocess.run(["jcmd", str(pid), "GC.run"], capture_output=True, check=True)
+    row["heap_live_mb"] = heap_mb(pid)["used_mb"]
+    row["rss_after_full_gc_mb"] = round(rss_bytes(pid) / MB, 1)
+    return row
+
+
+def one_mix(jvm: tuple[str, ...], in_port: str, out_port: int) -> dict:
+    stack = Stack(vms=2, jvm_options=jvm)
+    try:
+        bridges = [s["openflow"] for s in stack.platform.description["switches"]]
+        idle = {"rss_mb": round(rss_bytes(stack.oneswitch.pid) / MB, 1)}
+        rows = []
+        for count in SIZES:
+            rows.append(_install(stack, count, in_port, out_port, probe=count == max(SIZES)))
+            clear_rules(stack.target, bridges)
+        return {"idle": idle, "installs": rows}
+    finally:
+        stack.close()
+
+
+def main(results_dir: pathlib.Path) -> dict:
+    build_jar()
+    results = {jvm: {mix: one_mix(options, *ports) for mix, ports in MIXES.items()} for jvm, options in JVMS.items()}
+    largest = {jvm: {mix: r["installs"][-1] for mix, r in mixes.items()} for jvm, mixes in results.items()}
+    met = {jvm: {mix: row["rss_mb"] <= TARGET_RSS_MB
+                 and row["event_loop"]["ticks_late_over_10ms"] == 0 and row["echo"]["p99_9_ms"] <= TARGET_ECHO_P999_MS
+                 for mix, row in rows.items()} for jvm, rows in largest.items()}
+    report = {"benchmark": "oneswitch footprint: memory and event-loop stalls under a bulk install",
+              "targets": {"rss_mb": TARGET_RSS_MB, "stall_ms": TARGET_STALL_MS, "echo_p99_9_ms": TARGET_ECHO_P999_MS},
+              "met": met, "jvm_options": {k: list(v) for k, v in JVMS.items()}, "results": results,
+              "environment": environment()}
+    (results_dir / "oneswitch-footprint.json").write_text(json.dumps(report, indent=2) + "\n")
+    return {jvm: {mix: {"rss_mb": row["rss_mb"], "heap_live_mb": row["heap_live_mb"],
+                        "echo_p99_9_ms": row["echo"]["p99_9_ms"],
+                        "stalls_over_10ms": row["event_loop"]["ticks_late_over_10ms"]}
+                  for mix, row in rows.items()} for jvm, rows in largest.items()} | {"met": met}
