@@ -18,7 +18,7 @@ public final class VirtualRule {
     private final long id;
     private final RuleKey key;
     private final List<Instruction> instructions;
-    private final U64 cookie;
+    private final long cookie;  // a U64 per rule costs an object; made on the (rare) read
     private final Set<OFFlowModFlags> flags;
     private final int idleTimeout;
     private final int hardTimeout;
@@ -28,7 +28,7 @@ public final class VirtualRule {
         this.id = b.id;
         this.key = new RuleKey(b.table, b.priority, b.match);
         this.instructions = InstructionLists.of(b.instructions);
-        this.cookie = b.cookie;
+        this.cookie = b.cookie.getValue();
         this.flags = b.flags.isEmpty() ? Set.of() : Set.copyOf(b.flags);
         this.idleTimeout = b.idleTimeout;
         this.hardTimeout = b.hardTimeout;
@@ -47,7 +47,7 @@ public final class VirtualRule {
         b.priority = key.priority();
         b.match = key.match();
         b.instructions = instructions;
-        b.cookie = cookie;
+        b.cookie = U64.of(cookie);
         b.flags = flags.isEmpty() ? EnumSet.noneOf(OFFlowModFlags.class) : EnumSet.copyOf(flags);
         b.idleTimeout = idleTimeout;
         b.hardTimeout = hardTimeout;
@@ -80,7 +80,7 @@ public final class VirtualRule {
     }
 
     public U64 cookie() {
-        return cookie;
+        return U64.of(cookie);
     }
 
     public Set<OFFlowModFlags> flags() {
@@ -107,7 +107,7 @@ public final class VirtualRule {
     @Override
     public boolean equals(Object o) {
         return o instanceof VirtualRule r && id == r.id && key.equals(r.key)
-                && instructions.equals(r.instructions) && cookie.equals(r.cookie) && flags.equals(r.flags)
+                && instructions.equals(r.instructions) && cookie == r.cookie && flags.equals(r.flags)
                 && idleTimeout == r.idleTimeout && hardTimeout == r.hardTimeout
                 && installedNanos == r.installedNanos;
     }
@@ -119,7 +119,7 @@ public final class VirtualRule {
 
     @Override
     public String toString() {
-        return "vrule#" + id + "{" + key + ",cookie=" + cookie + ",instructions=" + instructions + "}";
+        return "vrule#" + id + "{" + key + ",cookie=" + cookie() + ",instructions=" + instructions + "}";
     }
 
     /** Validating builder of {@link VirtualRule}. */
