@@ -35,7 +35,7 @@ from uno_harness.oneswitch import JVM_OPTIONS, build_jar
 MIXES = {"local": ("1", 2), "crossing": ("1", 3), "wildcard_ingress": ("any", 2)}
 SIZES = (10_000, 100_000)
 JVMS = {"default": (), "tuned": JVM_OPTIONS}
-ECHO_EVERY_S = 0.005
+ECHO_EVERY_S = 0.001
 TARGET_RSS_MB = 256
 TARGET_STALL_MS = 10
 TARGET_ECHO_P999_MS = 10

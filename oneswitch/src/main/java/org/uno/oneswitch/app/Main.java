@@ -23,7 +23,18 @@ public final class Main {
                 + "dropped)").orElse("")).orElse("; no state file yet");
     }
 
+    /**
+     * Netty's pooled buffers (what clients and bridges have sent and not yet been handled, what is
+     * written and not yet sent) are bounded by OneSwitch itself, so that it runs with the JVM's
+     * default settings: without this, Netty may take as much direct memory as the heap's maximum
+     * (a quarter of the machine's memory). An operator's own {@code -Dio.netty.maxDirectMemory} wins.
+     */
+    static final long NETTY_DIRECT_MEMORY = 1L << 30;
+
     public static void main(String[] args) {
+        if (System.getProperty("io.netty.maxDirectMemory") == null) {  // before any Netty class loads
+            System.setProperty("io.netty.maxDirectMemory", Long.toString(NETTY_DIRECT_MEMORY));
+        }
         ConfigLoader.Parsed parsed;
         Topology topology;
         try {
