@@ -29,6 +29,7 @@ from uno_oneswitch.client import rest
 from uno_oneswitch.ofclient import OfClient
 
 from bench.bench_oneswitch import Stack, clear_rules, environment, flow_mod_client
+from bench.quantile import quantile
 from uno_harness.attacks import rss_bytes
 from uno_harness.oneswitch import JVM_OPTIONS, build_jar
 
@@ -71,11 +72,7 @@ class EchoProbe:
         self.client.close()
         ms = sorted(x * 1e3 for x in self.rtts)
         return {"samples": len(ms), "failures": self.failures, "p50_ms": statistics.median(ms),
-                "p99_ms": _quantile(ms, 0.99), "p99_9_ms": _quantile(ms, 0.999), "max_ms": ms[-1]}
-
-
-def _quantile(sorted_values: list[float], q: float) -> float:
-    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
+                "p99_ms": quantile(ms, 0.99), "p99_9_ms": quantile(ms, 0.999), "max_ms": ms[-1]}
 
 
 def heap_mb(pid: int) -> dict:

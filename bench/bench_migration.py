@@ -20,6 +20,7 @@ import tempfile
 import time
 
 import uno_platform
+from bench.quantile import quantile
 from uno_agent.launcher import vm_netns
 from uno_harness.agent import Stack
 from uno_harness.processes import wait_for
@@ -126,7 +127,7 @@ def _mean_ms(values: list[float]) -> float:
 
 
 def _p90_ms(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * 0.9)] * 1e3 if values else 0.0
+    return quantile(values, 0.9) * 1e3 if values else 0.0
 
 
 def _max_ms(values: list[float]) -> float:

@@ -270,14 +270,8 @@ public final class RestApi {
         h.put("flow_mod_ms", vs.flows().flowModWork().nanos() / 1e6);
         ObjectNode loop = h.putObject("event_loop").put("tick_ms", LoopWatch.TICK_MS)
                 .put("max_late_ms", loopWatch.maxLateMillis());
-        ArrayNode bounds = loop.putArray("late_ms_bounds");
-        for (long b : LoopWatch.boundsMillis()) {
-            bounds.add(b);
-        }
-        ArrayNode ticks = loop.putArray("late_ticks");
-        for (long n : loopWatch.counts()) {
-            ticks.add(n);
-        }
+        loop.set("late_ms_bounds", RestServer.JSON.valueToTree(LoopWatch.boundsMillis()));
+        loop.set("late_ticks", RestServer.JSON.valueToTree(loopWatch.counts()));
         if (state.enabled()) {
             h.putObject("state_file").put("status", state.degraded().isPresent() ? "degraded" : "ok")
                     .put("error", state.degraded().orElse(null)).put("records_written", state.commits())
