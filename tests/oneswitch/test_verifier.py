@@ -19,13 +19,14 @@ def test_random_rules_and_packets_behave_as_on_one_switch(tmp_path, oneswitch_ja
     report = verifier.run(seed=7, rule_count=1000, packet_count=6000, workdir=tmp_path)
     summary = json.dumps({k: v for k, v in report.to_json().items() if k != "mismatches"}, indent=1)
     print(summary)
-    assert report.virtual_rules["installed"] >= 950, summary  # the rest refused (ActionSetRule)
+    assert report.virtual_rules["installed"] == 1000, summary  # nothing refused
     assert report.virtual_rules["accepted_only_by_oneswitch"] == [], summary
     assert report.packets["unsupported"] == 0, summary
     assert report.packets["compared"] >= 5700, summary
     assert report.packets["forwarded"] > 3000 and report.packets["dropped"] > 0, summary
     assert report.packets["mismatches"] == 0, json.dumps(report.mismatches[:2], indent=1)
-    assert report.physical["flows_per_virtual_rule"] <= 2.3, summary
+    # 2.3-2.4 since a later table's action-set output has an entry per value of the action-set flag (ActionSetFlag)
+    assert report.physical["flows_per_virtual_rule"] <= 2.4, summary
 
 
 def test_every_mismatch_found_so_far_stays_fixed(tmp_path, oneswitch_jar):

@@ -45,7 +45,7 @@ def generate_groups(rng: random.Random, ports: list[int], count: int, kinds=("al
         for _ in range(n):
             port = rng.choice(ports)
             actions = [["set_field", "eth_dst", _mac(rng)]] if rng.random() < 0.4 else []
-            actions.append(["output", port])
+            actions.append(["output", port if rng.random() < 0.85 else rng.choice(["FLOOD", "ALL"])])
             buckets.append({"weight": rng.randint(1, 5) if kind == "select" else 0,
                             "watch_port": port if kind == "ff" else None, "actions": actions})
         out.append({"group_id": gid, "type": kind, "buckets": buckets})
@@ -133,7 +133,7 @@ def _rule(rng: random.Random, ports: list[int], table: int, priority: int, group
     spec: dict = {"table": table, "priority": priority, "match": match}
     spec["apply"] = _actions(rng, ports, tagged, etype, proto, group_ids, rng.choice([0, 1, 1, 2, 2, 3, 4]))
     if rng.random() < 0.1:
-        spec["write"] = [["output", rng.choice(ports + ["CONTROLLER", "IN_PORT"])]]
+        spec["write"] = [["output", rng.choice(ports + ["CONTROLLER", "IN_PORT", "FLOOD", "ALL"])]]
         if rng.random() < 0.3:
             spec["write"].insert(0, ["set_field", "eth_src", _mac(rng)])
     elif group_ids and rng.random() < 0.02:

@@ -68,7 +68,6 @@ public final class FlowService {
     private final Runnable changed;
     private final Refusals refusals;
     private final Expiry expiry = new Expiry();
-    private final ActionSetRule actionSets = new ActionSetRule();
     /** Meter id -> the ids of the rules that apply it (kept by store and forget, so no check scans the table). */
     private final Map<Long, Set<Long>> meterUsers = new HashMap<>();
     private long flowMods;
@@ -128,7 +127,6 @@ public final class FlowService {
             translations.put(Owner.rule(r.id()), Translation.EMPTY);
         }
         checkMeterUse(change, translations);
-        checkActionSets(change);
         CompletableFuture<Map<Long, Counts>> finalCounts = change.removals().isEmpty() ? null
                 : countersOf(notifiable(change.removals()));
         boolean reset = req.flags().contains(OFFlowModFlags.RESET_COUNTS);
@@ -318,27 +316,6 @@ public final class FlowService {
         return table.all();
     }
 
-    /** Refuses the change if it makes a rule set {@link ActionSetRule} keeps out; changes nothing. */
-    private void checkActionSets(TableChange change) throws TranslationConflictException {
-        List<VirtualRule> old = new ArrayList<>();
-        change.upserts().forEach(r -> table.byId(r.id()).filter(ActionSetRule::writesActions).ifPresent(old::add));
-        if (old.isEmpty() && change.upserts().stream().noneMatch(ActionSetRule::writesActions)) {
-            return;
-        }
-        old.forEach(actionSets::remove);
-        List<VirtualRule> added = new ArrayList<>();
-        try {
-            for (VirtualRule r : change.upserts()) {
-                actionSets.check(r);
-                actionSets.add(r);
-                added.add(r);
-            }
-        } finally {
-            added.forEach(actionSets::remove);
-            old.forEach(actionSets::add);
-        }
-    }
-
     /** Puts back a saved rule (its translation is planned with everything else afterwards). */
     void restore(VirtualRule r) {
         store(r);
@@ -360,17 +337,11 @@ public final class FlowService {
     private void store(VirtualRule r) {
         table.byId(r.id()).ifPresent(this::unindex);
         table.put(r);
-        if (ActionSetRule.writesActions(r)) {
-            actionSets.add(r);
-        }
         MeterUse.meterOf(r).ifPresent(m -> meterUsers.computeIfAbsent(m, x -> new TreeSet<>()).add(r.id()));
     }
 
-    /** Takes {@code r} out of the action-set rule and the meter index (it is being replaced or removed). */
+    /** Takes {@code r} out of the meter index (it is being replaced or removed). */
     private void unindex(VirtualRule r) {
-        if (ActionSetRule.writesActions(r)) {
-            actionSets.remove(r);
-        }
         MeterUse.meterOf(r).ifPresent(m -> {
             Set<Long> users = meterUsers.get(m);
             users.remove(r.id());

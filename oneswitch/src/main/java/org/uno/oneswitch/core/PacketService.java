@@ -65,7 +65,7 @@ public final class PacketService {
             LOG.debug("dropped packet-in from {} port {} (not a virtual port; {} so far)", switchId, in, dropped);
             return;
         }
-        FlowMatch match = pi.match().without(java.util.EnumSet.of(MatchFields.IN_PHY_PORT)).withInPort(virtual.get());
+        FlowMatch match = pi.match().without(java.util.EnumSet.of(MatchFields.IN_PHY_PORT, Layout.ACTION_SET_REGISTER)).withInPort(virtual.get());
         U64 cookie = flows.ruleOfCookie(pi.cookie()).map(r -> r.cookie()).orElse(pi.cookie());
         notifier.packetIn(new VirtualPacketIn(pi.reason(), table, cookie, match, pi.totalLen(), pi.data()));
     }

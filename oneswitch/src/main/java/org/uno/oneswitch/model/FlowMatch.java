@@ -119,6 +119,13 @@ public final class FlowMatch {
         return sorted(list);
     }
 
+    /** This match with {@code field} added (replacing any previous value of its field). */
+    public FlowMatch with(OFOxm<?> field) {
+        List<OFOxm<?>> list = copyWithout(EnumSet.of(field.getMatchField().id));
+        list.add(field);
+        return sorted(list);
+    }
+
     /** This match without the given fields. */
     public FlowMatch without(Set<MatchFields> removed) {
         return sorted(copyWithout(removed));

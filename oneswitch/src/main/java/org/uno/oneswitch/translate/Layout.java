@@ -1,5 +1,6 @@
 package org.uno.oneswitch.translate;
 
+import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.model.Action;
 
@@ -13,8 +14,8 @@ import org.uno.oneswitch.model.Action;
  *       meet a virtual rule and the tag values never meet a tenant's VLANs.</li>
  *   <li>Flow-id tags are 802.1ad VLAN ids {@link #FIRST_TAG}..{@link #LAST_TAG}; the ids above
  *       are drain markers, one per switch.</li>
- *   <li>Group ids from {@link #PORT_GROUP_BASE} up are OneSwitch's: port groups, then tag groups
- *       (one per tag on each sending switch); controllers cannot use them.</li>
+ *   <li>Group ids from {@link #PORT_GROUP_BASE} up are OneSwitch's: port groups, the flood group,
+ *       then tag groups (one per tag on each sending switch); controllers cannot use them.</li>
  * </ul>
  */
 public final class Layout {
@@ -47,6 +48,18 @@ public final class Layout {
         }
         return PORT_GROUP_BASE + (output.port().getPortNumber() & 0xffff);
     }
+
+    /**
+     * The flood group of a switch: FLOOD or ALL in an action set or a group bucket, where Open
+     * vSwitch executes one output, becomes this group (see {@link TagRoutes#floodGroup}).
+     */
+    public static final long FLOOD_GROUP = PORT_GROUP_BASE + 0x20000;
+
+    /**
+     * The register that carries, across the tables of one switch, whether the action set holds a
+     * group (see {@code ActionSetFlag}); never shown to controllers.
+     */
+    public static final MatchFields ACTION_SET_REGISTER = MatchFields.REG7;
 
     /** The lowest group id OneSwitch reserves for itself. */
     public static final long FIRST_RESERVED_GROUP = PORT_GROUP_BASE;

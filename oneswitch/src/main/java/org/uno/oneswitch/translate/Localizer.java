@@ -22,7 +22,7 @@ import org.uno.oneswitch.model.PortMapping;
  * of those ports: in an action list, the remote outputs between two header changes share one
  * tag group action placed where those outputs were (the packet is the same for all of them);
  * in an action set or a group bucket, executed as an action set by Open vSwitch, the one output
- * that counts becomes it. Without routes (packet-outs: every switch sends its own copy) remote
+ * that counts becomes it (FLOOD and ALL there become the switch's flood group). Without routes (packet-outs: every switch sends its own copy) remote
  * outputs are left out, and the reserved ports of the ingress (IN_PORT, CONTROLLER, TABLE) stay
  * only on the ingress switch. Goto targets move to the physical table layout. Pure.
  */
@@ -132,11 +132,13 @@ final class Localizer {
         return out;
     }
 
-    /** One output of an action set, localised: an output to a local port, a tag group, or nothing. */
+    /**
+     * One output of an action set, localised: an output to a local port, a tag group, the flood
+     * group (FLOOD and ALL: Open vSwitch executes one output of an action set), or nothing.
+     */
     private List<Action> single(Action.Output o) throws TranslationConflictException {
         if (o.port().equals(OFPort.FLOOD) || o.port().equals(OFPort.ALL)) {
-            throw new TranslationConflictException("output to " + o.port() + " in an action set or group bucket "
-                    + "cannot be translated (one output per action set; use apply-actions)");
+            return List.of(routes.floodGroup(switchId));
         }
         List<Action> out = new ArrayList<>(1);
         TreeSet<OFPort> remote = new TreeSet<>(Localizer::compare);

@@ -23,6 +23,7 @@ import org.uno.oneswitch.model.ForwardingTree;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.plan.PhysicalGroup;
@@ -81,6 +82,31 @@ final class TagRoutes {
                 output.port().equals(OFPort.CONTROLLER) ? output : Action.Output.to(output.port())))), 0);
         groups.putIfAbsent(g.groupKey(), g);
         return new Action.Group(OFGroup.of((int) id));
+    }
+
+    /**
+     * The action that floods from an action set or a group bucket on {@code switchId}: its flood
+     * group, of type ALL, with a bucket per mapped port of the switch (Open vSwitch skips the
+     * packet's in_port, as FLOOD and ALL do) and one applying the tag group of every mapped port
+     * elsewhere (a packet always enters on the switch whose pipeline runs, so none of those is its
+     * in_port).
+     */
+    Action floodGroup(String switchId) throws TranslationConflictException {
+        List<Bucket> buckets = new ArrayList<>();
+        TreeSet<OFPort> remote = new TreeSet<>(TagRoutes::compare);
+        for (PortMapping m : ports.mappings()) {
+            if (m.physical().switchId().equals(switchId)) {
+                buckets.add(Bucket.of(List.of(Action.Output.to(m.physical().port()))));
+            } else {
+                remote.add(m.virtualPort());
+            }
+        }
+        if (!remote.isEmpty()) {
+            buckets.add(Bucket.of(List.of(sendTo(switchId, remote))));
+        }
+        PhysicalGroup g = new PhysicalGroup(switchId, Layout.FLOOD_GROUP, OFGroupType.ALL, buckets, 0);
+        groups.putIfAbsent(g.groupKey(), g);
+        return new Action.Group(OFGroup.of((int) Layout.FLOOD_GROUP));
     }
 
     /** The PCIe link port of {@code from} on the way to {@code to}. */
@@ -143,6 +169,10 @@ final class TagRoutes {
             }
         }
         return out.stream().<Action>map(n -> Action.Output.to(OFPort.of(n))).toList();
+    }
+
+    private static int compare(OFPort a, OFPort b) {
+        return Integer.compareUnsigned(a.getPortNumber(), b.getPortNumber());
     }
 
     /** The match of packets arriving on link port {@code link} with tag (or marker) {@code vid}. */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
@@ -55,10 +56,10 @@ public final class Translator {
             if (p.isEmpty()) {
                 return Translation.EMPTY;
             }
-            instances.add(instance(rule, p.get().switchId(), rule.match().withInPort(p.get().port()), ports, routes));
+            instances(rule, p.get().switchId(), rule.match().withInPort(p.get().port()), ports, routes, instances);
         } else {
             for (String s : switchesWithPorts(ports)) {
-                instances.add(instance(rule, s, rule.match(), ports, routes));
+                instances(rule, s, rule.match(), ports, routes, instances);
             }
         }
         return routes.with(instances);
@@ -84,11 +85,26 @@ public final class Translator {
         return routes.withGroups(out);
     }
 
-    private static PhysicalRule instance(VirtualRule rule, String switchId, FlowMatch match,
-                                         PortMap ports, TagRoutes routes) throws TranslationConflictException {
+    /** Adds {@code rule}'s counting entries on {@code switchId} to {@code out}: two when {@link ActionSetFlag} splits it. */
+    private static void instances(VirtualRule rule, String switchId, FlowMatch match, PortMap ports, TagRoutes routes,
+                                  List<PhysicalRule> out) throws TranslationConflictException {
+        Localizer l = new Localizer(switchId, ports, routes, rule.match().inPort().orElse(null));
+        List<Instruction> ins = l.instructions(rule.instructions());
+        OFOxm<?> flag = ActionSetFlag.setBy(rule);
+        if (flag != null) {
+            ins = ActionSetFlag.setting(ins, flag);
+        }
+        if (!ActionSetFlag.splits(rule)) {
+            out.add(counting(rule, switchId, match, ins));
+            return;
+        }
+        out.add(counting(rule, switchId, match.with(ActionSetFlag.NO_GROUP), ins));
+        out.add(counting(rule, switchId, match.with(ActionSetFlag.HOLDS_GROUP),
+                l.instructions(ActionSetFlag.withoutSetOutputs(rule.instructions()))));
+    }
+
+    private static PhysicalRule counting(VirtualRule rule, String switchId, FlowMatch match, List<Instruction> ins) {
         RuleKey key = new RuleKey(Layout.physicalTable(rule.table()), rule.priority(), match);
-        List<Instruction> ins = new Localizer(switchId, ports, routes, rule.match().inPort().orElse(null))
-                .instructions(rule.instructions());
         return new PhysicalRule(switchId, key, ins, PhysicalRule.Role.COUNTING, 0);
     }
 

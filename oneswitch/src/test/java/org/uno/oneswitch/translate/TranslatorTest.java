@@ -28,7 +28,6 @@ import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
-import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
@@ -140,9 +139,30 @@ class TranslatorTest {
         // A local output in an action set is a port group, so that outputs written by later tables replace it.
         Golden.check("write-actions-local", translate(rule(2, 1, 10, match(inPort(1)), List.of(
                 new Instruction.WriteActions(List.of(out(2)))))));
-        TranslationConflictException flood = assertThrows(TranslationConflictException.class, () -> translate(
-                rule(1, 1, match(inPort(1)), List.of(new Instruction.WriteActions(List.of(out(OFPort.FLOOD)))))));
-        assertEquals(true, flood.getMessage().contains("action set"));
+    }
+
+    @Test
+    void floodInAnActionSetOrABucketIsTheFloodGroup() throws Exception {
+        // One group per switch: a bucket per local port (Open vSwitch skips the in_port) and one for the others' tag.
+        Golden.check("write-actions-flood", translate(two(), rule(1, 1, match(inPort(1)), List.of(
+                new Instruction.WriteActions(List.of(out(OFPort.FLOOD))))), Fixtures.ports(2)));
+        VirtualGroup all = new VirtualGroup(9, OFGroupType.SELECT, List.of(
+                new Bucket(1, OFPort.ANY, OFGroup.ANY, List.of(setIpv4Src("1.1.1.1"), out(OFPort.ALL))),
+                new Bucket(1, OFPort.ANY, OFGroup.ANY, List.of(out(1)))));
+        Golden.check("group-bucket-all", Render.translation(one.translate(all, ports, new TagSpace())));
+    }
+
+    @Test
+    void aGroupInTheActionSetWinsOverALaterTablesOutput() throws Exception {
+        // Table 0 writes a group and goes on: it sets the flag. Table 1 writes an output: one entry per flag value,
+        // the output left out where the action set holds a group. Table 2 clears the action set: it resets the flag.
+        Golden.check("action-set-flag-group", translate(rule(1, 0, 10, match(inPort(1)), List.of(
+                new Instruction.WriteActions(List.of(group(7))), new Instruction.GotoTable(1)))));
+        Golden.check("action-set-flag-output", translate(rule(2, 1, 10, match(inPort(1)), List.of(
+                new Instruction.ApplyActions(List.of(out(2))),
+                new Instruction.WriteActions(List.of(setIpv4Src("1.1.1.1"), out(3))), new Instruction.GotoTable(2)))));
+        Golden.check("action-set-flag-clear", translate(rule(3, 2, 10, FlowMatch.ANY, List.of(
+                new Instruction.ClearActions(), new Instruction.GotoTable(3)))));
     }
 
     @Test
