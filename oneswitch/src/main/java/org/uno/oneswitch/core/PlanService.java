@@ -113,6 +113,29 @@ public final class PlanService {
         return out;
     }
 
+    /**
+     * Translates again, and sends what changes, the groups with a fast-failover bucket watching a
+     * virtual port on {@code switchId}: on the other switches such a bucket follows that port's
+     * liveness, which has just changed or become known ({@code Localizer}'s watch).
+     */
+    public void followLiveness(String switchId, PortMap ports) {
+        Map<Owner, Translation> out = new LinkedHashMap<>();
+        try {
+            for (VirtualGroup g : groups.all()) {
+                if (g.buckets().stream().anyMatch(b -> ports.physical(b.watchPort())
+                        .filter(p -> p.switchId().equals(switchId)).isPresent())) {
+                    out.put(Owner.group(g.id()), translate(g, ports));
+                }
+            }
+            if (!out.isEmpty()) {
+                apply(out, false, PlanService::logError);
+            }
+        } catch (TranslationConflictException e) {
+            // The groups' tags and entries are those they already have: only the watched port changes.
+            throw new IllegalStateException("a liveness change cannot conflict", e);
+        }
+    }
+
     /** The translations of every rule and group, and OneSwitch's own entries, under {@code ports}. */
     public Map<Owner, Translation> translateAll(PortMap ports) throws TranslationConflictException {
         Map<Owner, Translation> out = new LinkedHashMap<>();

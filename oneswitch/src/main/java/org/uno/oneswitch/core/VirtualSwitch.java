@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.PhysicalPacketIn;
+import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.model.VirtualGroup;
@@ -20,6 +21,7 @@ import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.plan.InstalledEntry;
 import org.uno.oneswitch.plan.PhysicalGroup;
+import org.uno.oneswitch.stats.PortDescription;
 import org.uno.oneswitch.store.IdTable;
 import org.uno.oneswitch.store.PortMapStore;
 import org.uno.oneswitch.store.VirtualFlowTable;
@@ -74,7 +76,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.clock = clock;
         this.timers = timers;
         this.plan = new PhysicalPlan(new TagSpace());
-        this.planner = new PlanService(plan, new Translator(topology), table, groupTable, net);
+        this.planner = new PlanService(plan, new Translator(topology, this::live), table, groupTable, net);
         Runnable changed = this::changed;
         this.flows = new FlowService(table, groupTable, meterTable, planner, portMap::current, notifier, clock,
                 changed, refusals);
@@ -295,6 +297,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         gate.whenOpen(() -> {
             meters.reconcile(switchId, reported);  // first: the entries sent from here on may apply them
             ports.physicalPortsChanged(switchId);
+            planner.followLiveness(switchId, portMap.current());
             planner.reconcile(switchId, reported.entries(), reported.groups());
         });
     }
@@ -302,12 +305,27 @@ public final class VirtualSwitch implements PhysicalEvents {
     @Override
     public void switchDisconnected(String switchId) {
         LOG.warn("physical switch {} disconnected", switchId);
-        gate.whenOpen(() -> ports.physicalPortsChanged(switchId));
+        gate.whenOpen(() -> portsOf(switchId));
     }
 
     @Override
     public void portsChanged(String switchId) {
-        gate.whenOpen(() -> ports.physicalPortsChanged(switchId));
+        gate.whenOpen(() -> portsOf(switchId));
+    }
+
+    /** Tells controllers what changed on {@code switchId}'s ports, and makes the other switches' watches follow. */
+    private void portsOf(String switchId) {
+        ports.physicalPortsChanged(switchId);
+        planner.followLiveness(switchId, portMap.current());
+    }
+
+    /**
+     * Whether a fast-failover bucket may use physical port {@code p}: as its switch last reported
+     * it; live while unknown (its switch not connected), so the bucket then watches the PCIe link.
+     */
+    private boolean live(PhysicalPort p) {
+        PortDescription d = net.ports(p.switchId()).get(p.port());
+        return d == null || d.live();
     }
 
     @Override

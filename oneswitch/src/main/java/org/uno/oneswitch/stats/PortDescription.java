@@ -29,6 +29,11 @@ public record PortDescription(OFPort port, String name, MacAddress hwAddr, Set<O
                 EnumSet.of(OFPortState.LINK_DOWN), none, none, none, none, 0, 0);
     }
 
+    /** True when a fast-failover bucket watching this port may be used: not down, and with a link. */
+    public boolean live() {
+        return !config.contains(OFPortConfig.PORT_DOWN) && !state.contains(OFPortState.LINK_DOWN);
+    }
+
     /** This port as number {@code number} named {@code newName} (a physical port as its virtual port). */
     public PortDescription as(OFPort number, String newName) {
         return new PortDescription(number, newName, hwAddr, config, state, curr, advertised, supported, peer,

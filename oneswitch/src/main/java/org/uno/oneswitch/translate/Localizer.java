@@ -217,9 +217,9 @@ final class Localizer {
     }
 
     /**
-     * The physical port a bucket watches for liveness: the port itself on this switch, the PCIe
-     * link toward it for a port elsewhere (its own liveness is not visible here), a port that does
-     * not exist for an unmapped one.
+     * The physical port a bucket watches for liveness: the port itself on this switch, for a port
+     * elsewhere the PCIe link toward it while that port is live ({@link TagRoutes#watchToward}), a
+     * port that does not exist for an unmapped one.
      */
     private OFPort watch(OFPort virtual) {
         if (virtual.equals(OFPort.ANY)) {
@@ -232,7 +232,7 @@ final class Localizer {
         if (m.get().physical().switchId().equals(switchId)) {
             return m.get().physical().port();
         }
-        return routes.linkToward(switchId, m.get().physical().switchId());
+        return routes.watchToward(switchId, m.get().physical());
     }
 
     /** A port number no bridge has: watching it means "never live". */

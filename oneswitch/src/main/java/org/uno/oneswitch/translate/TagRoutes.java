@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
@@ -49,13 +50,15 @@ final class TagRoutes {
     private final Topology topology;
     private final PortMap ports;
     private final TagSpace tags;
+    private final Predicate<PhysicalPort> live;
     private final Map<PhysicalKey, PhysicalRule> deliveries = new LinkedHashMap<>();
     private final Map<PhysicalGroup.GroupKey, PhysicalGroup> groups = new LinkedHashMap<>();
 
-    TagRoutes(Topology topology, PortMap ports, TagSpace tags) {
+    TagRoutes(Topology topology, PortMap ports, TagSpace tags, Predicate<PhysicalPort> live) {
         this.topology = topology;
         this.ports = ports;
         this.tags = tags;
+        this.live = live;
     }
 
     /**
@@ -109,9 +112,17 @@ final class TagRoutes {
         return new Action.Group(OFGroup.of((int) Layout.FLOOD_GROUP));
     }
 
-    /** The PCIe link port of {@code from} on the way to {@code to}. */
-    OFPort linkToward(String from, String to) {
-        return topology.tree(from, List.of(to)).node(from).copies().get(0);
+    /**
+     * What a fast-failover bucket on {@code from} watches for port {@code far} on another switch:
+     * the PCIe link toward it while {@code far} is live (a dead link makes it dead too), else a
+     * port that is never live. {@code far}'s own state is not visible on {@code from}, so the group
+     * is translated again when it changes (see {@code PlanService.followLiveness}).
+     */
+    OFPort watchToward(String from, PhysicalPort far) {
+        if (!live.test(far)) {
+            return Localizer.UNMAPPED_WATCH;
+        }
+        return topology.tree(from, List.of(far.switchId())).node(from).copies().get(0);
     }
 
     /** The collected groups, and {@code flows} followed by the collected deliveries. */

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
 import org.projectfloodlight.openflow.types.OFPort;
@@ -38,9 +39,15 @@ import org.uno.oneswitch.plan.PhysicalRule;
  */
 public final class Translator {
     private final Topology topology;
+    private final Predicate<PhysicalPort> live;
 
-    public Translator(Topology topology) {
+    /**
+     * A translator for {@code topology}; {@code live} tells whether a physical port is live (a
+     * fast-failover bucket on another switch watching it follows it).
+     */
+    public Translator(Topology topology, Predicate<PhysicalPort> live) {
         this.topology = topology;
+        this.live = live;
     }
 
     /**
@@ -48,7 +55,7 @@ public final class Translator {
      * is not mapped. The rule has passed {@link RuleValidator#rule}.
      */
     public Translation translate(VirtualRule rule, PortMap ports, TagSpace tags) throws OpenFlowException {
-        TagRoutes routes = new TagRoutes(topology, ports, tags);
+        TagRoutes routes = new TagRoutes(topology, ports, tags, live);
         List<PhysicalRule> instances = new ArrayList<>();
         Optional<OFPort> in = rule.match().inPort();
         if (in.isPresent()) {
@@ -72,7 +79,7 @@ public final class Translator {
 
     /** The physical groups {@code group} needs: its buckets localised on every switch with virtual ports. */
     public Translation translate(VirtualGroup group, PortMap ports, TagSpace tags) throws TranslationConflictException {
-        TagRoutes routes = new TagRoutes(topology, ports, tags);
+        TagRoutes routes = new TagRoutes(topology, ports, tags, live);
         List<PhysicalGroup> out = new ArrayList<>();
         for (String s : switchesWithPorts(ports)) {
             Localizer l = new Localizer(s, ports, routes, null);

@@ -73,6 +73,14 @@ public final class RecordingNetwork implements PhysicalNetwork {
         }
     }
 
+    /** Makes {@code port} of {@code switchId} lose (or regain) its link, as a PORT_STATUS would report. */
+    public void link(String switchId, OFPort port, boolean up) {
+        PortDescription d = ports.get(switchId).get(port);
+        ports.get(switchId).put(port, new PortDescription(port, d.name(), d.hwAddr(), d.config(),
+                up ? Set.of(OFPortState.LIVE) : Set.of(OFPortState.LINK_DOWN), d.curr(), d.advertised(), d.supported(),
+                d.peer(), d.currSpeed(), d.maxSpeed()));
+    }
+
     /** Messages sent to {@code switchId} so far (and forgets them). */
     public List<OFMessage> takeSent(String switchId) {
         List<OFMessage> out = sent.getOrDefault(switchId, new ArrayList<>());

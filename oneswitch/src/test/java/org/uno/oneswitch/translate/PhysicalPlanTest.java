@@ -32,7 +32,7 @@ import org.uno.oneswitch.testing.Render;
 /** How translations combine: shared deliveries, stable cookies, tags freed, atomicity, retirement. */
 class PhysicalPlanTest {
     private final Topology topology = Fixtures.topology(1);
-    private final Translator translator = new Translator(topology);
+    private final Translator translator = new Translator(topology, p -> true);
     private final PortMap ports = Fixtures.fig6Ports();
     private final TagSpace tags = new TagSpace();
     private final PhysicalPlan plan = new PhysicalPlan(tags);

@@ -43,7 +43,7 @@ import org.uno.oneswitch.testing.Render;
  * allocated in order from 1, so the files show tag 1 as group 4293918721 (0xfff00001).
  */
 class TranslatorTest {
-    private final Translator one = new Translator(Fixtures.topology(1));
+    private final Translator one = new Translator(Fixtures.topology(1), p -> true);
     private final PortMap ports = Fixtures.ports(1);
 
     private String translate(VirtualRule r) throws OpenFlowException {
@@ -204,6 +204,6 @@ class TranslatorTest {
     }
 
     private static Translator two() {
-        return new Translator(Fixtures.topology(2));
+        return new Translator(Fixtures.topology(2), p -> true);
     }
 }
