@@ -3,6 +3,9 @@
     python udp_seq.py send IFACE RATE SECONDS STOPFILE   # prints how many frames it sent
     python udp_seq.py receive IFACE OUTFILE STOPFILE     # writes the sequence numbers it saw, in order, when
                                                          # each was sent, and how many frames its socket dropped
+    python udp_seq.py flows IFACE FLOWS PER_FLOW RATE    # PER_FLOW frames of each of FLOWS UDP flows (source
+                                                         # 10.1.0.0 + flow, port 20000 + flow; sequence
+                                                         # flow * PER_FLOW + k)
 
 Run inside a network namespace (`ip netns exec`). Frames are broadcast Ethernet/IPv4/UDP to port 9999
 with the payload b"UNOSEQ" + an 8-byte sequence number + the CLOCK_MONOTONIC nanoseconds just before it
@@ -25,10 +28,10 @@ SOL_PACKET = 263
 PACKET_STATISTICS = 6
 
 
-def frame(seq: int) -> bytes:
+def frame(seq: int, sport: int = 40000, src: str = "10.0.0.254") -> bytes:
     payload = MAGIC + struct.pack("!QQ", seq, time.monotonic_ns())
-    udp = struct.pack("!HHHH", 40000, 9999, 8 + len(payload), 0) + payload
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, socket.inet_aton("10.0.0.254"),
+    udp = struct.pack("!HHHH", sport, 9999, 8 + len(payload), 0) + payload
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, socket.inet_aton(src),
                      socket.inet_aton("10.0.0.99"))
     return b"\xff" * 6 + b"\x02\x00\x00\x00\x02\x00" + b"\x08\x00" + ip + udp
 
@@ -44,6 +47,19 @@ def send(iface: str, rate: int, seconds: float, stop: str) -> int:
             seq += 1
         time.sleep(0.0005)
     return seq
+
+
+def flows(iface: str, count: int, per_flow: int, rate: int) -> int:
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    sent = 0
+    for k in range(per_flow):
+        for flow in range(count):
+            # Open vSwitch's default SELECT hash (symmetric L4) leaves UDP ports out: vary the source address too.
+            s.send(frame(flow * per_flow + k, 20000 + flow, f"10.1.{flow >> 8}.{flow & 0xff}"))
+            sent += 1
+            time.sleep(1 / rate)
+    return sent
 
 
 def receive(iface: str, out: str, stop: str) -> None:
@@ -73,5 +89,7 @@ def receive(iface: str, out: str, stop: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "send":
         print(send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]))
+    elif sys.argv[1] == "flows":
+        print(flows(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])))
     else:
         receive(sys.argv[2], sys.argv[3], sys.argv[4])
