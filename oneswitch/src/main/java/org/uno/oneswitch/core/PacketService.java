@@ -1,5 +1,6 @@
 package org.uno.oneswitch.core;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -65,7 +66,9 @@ public final class PacketService {
             LOG.debug("dropped packet-in from {} port {} (not a virtual port; {} so far)", switchId, in, dropped);
             return;
         }
-        FlowMatch match = pi.match().without(java.util.EnumSet.of(MatchFields.IN_PHY_PORT, Layout.ACTION_SET_REGISTER)).withInPort(virtual.get());
+        // reg7 is OneSwitch's (the action-set flag): a controller of one switch never sees a register.
+        FlowMatch match = pi.match().without(EnumSet.of(MatchFields.IN_PHY_PORT, Layout.ACTION_SET_REGISTER))
+                .withInPort(virtual.get());
         U64 cookie = flows.ruleOfCookie(pi.cookie()).map(r -> r.cookie()).orElse(pi.cookie());
         notifier.packetIn(new VirtualPacketIn(pi.reason(), table, cookie, match, pi.totalLen(), pi.data()));
     }
