@@ -91,6 +91,15 @@ def _soak(r: dict) -> str:
     return "## Soak (`oneswitch-soak.json`)\n\n" + table(["", ""], rows) + "\n" + _when(r)
 
 
+def _flow_id(r: dict) -> str:
+    rows = [[kind, x["frame_bytes"], x["sent"], x["delivered"], x["ovs_cpu_us_per_frame"]]
+            for kind, x in r["results"].items()]
+    return (f"## Flow id on the PCIe link (`oneswitch-flow-id.json`)\n\nOne crossing rule, {r['rate_pps']:,} frames/s "
+            f"for {r['seconds']:g} s each; CPU of both ovs-vswitchd per delivered frame. MPLS label / 802.1ad tag: "
+            f"{r['label_vs_tag']}; QinQ with the label / tag: {r['qinq_label_vs_tag']}.\n\n"
+            + table(["frames", "bytes", "sent", "delivered", "OVS CPU µs per frame"], rows) + "\n" + _when(r))
+
+
 def _footprint(r: dict) -> str:
     rows = []
     for jvm, mixes in r["results"].items():
@@ -172,7 +181,8 @@ def _reference(r: dict) -> str:
 COMPONENTS: dict[str, tuple[str, list[tuple[str, Callable[[dict], str]]]]] = {
     "oneswitch": ("OneSwitch", [("oneswitch.json", _flow_mods), ("oneswitch-translation.json", _translation),
                                 ("oneswitch-remap.json", _remap), ("oneswitch-kill.json", _kill),
-                                ("oneswitch-soak.json", _soak), ("oneswitch-footprint.json", _footprint)]),
+                                ("oneswitch-soak.json", _soak), ("oneswitch-footprint.json", _footprint),
+                                ("oneswitch-flow-id.json", _flow_id)]),
     "nfs": ("The network functions", [("nfs.json", _nfs)]),
     "nf-agent": ("The NF agent", [("migration.json", _migration)]),
     "solver": ("The solver", [("solver.json", _solver), ("solver_fig16.json", _fig16),

@@ -69,6 +69,10 @@ def _run(actions: list[str], pkt: bytearray, effects: Effects) -> None:
             _pop_vlan(pkt)
         elif a.startswith("push_vlan("):
             _push_vlan(pkt, _args(a))
+        elif a.startswith("push_mpls("):
+            _push_mpls(pkt, _args(a))
+        elif a.startswith("pop_mpls("):
+            _pop_mpls(pkt, _args(a))
         elif a.startswith("set("):
             _set(pkt, a[len("set("):-1])
         elif a.startswith("userspace(") and "controller(" in a:
@@ -119,6 +123,34 @@ def _push_vlan(pkt: bytearray, args: dict[str, str]) -> None:
 def _pop_vlan(pkt: bytearray) -> None:
     if struct.unpack_from("!H", pkt, 12)[0] in VLAN_TPIDS:
         del pkt[12:16]
+
+
+# -- MPLS (OneSwitch's flow-id labels) ----------------------------------------------------------
+
+PARSED_VLANS = 2  # the platform's vlan-limit: MPLS goes after the VLAN headers Open vSwitch parsed
+
+
+def _mpls_offset(pkt: bytes) -> int:
+    """The offset of the Ethertype that an MPLS label stack follows (after the parsed VLAN headers)."""
+    off = 12
+    for _ in range(PARSED_VLANS):
+        if struct.unpack_from("!H", pkt, off)[0] not in VLAN_TPIDS:
+            break
+        off += 4
+    return off
+
+
+def _push_mpls(pkt: bytearray, args: dict[str, str]) -> None:
+    off = _mpls_offset(pkt)
+    lse = (int(args["label"]) << 12) | (int(args["tc"]) << 9) | (int(args["bos"]) << 8) | int(args["ttl"])
+    pkt[off:off + 2] = struct.pack("!HI", int(args["eth_type"], 0), lse)
+
+
+def _pop_mpls(pkt: bytearray, args: dict[str, str]) -> None:
+    off = _mpls_offset(pkt)
+    if struct.unpack_from("!H", pkt, off)[0] not in (0x8847, 0x8848):
+        raise Unsupported("pop_mpls on a frame without MPLS")
+    pkt[off:off + 6] = struct.pack("!H", int(args["eth_type"], 0))
 
 
 # -- set(...) -----------------------------------------------------------------------------------

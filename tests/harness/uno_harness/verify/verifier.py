@@ -39,6 +39,8 @@ from uno_harness.processes import Proc, free_port
 from uno_harness.verify import datapath, packets, rules
 
 MAX_HOPS = 4
+# OneSwitch's Layout.MPLS_ETHERTYPES: a QinQ frame of another Ethertype loses its inner tag when it crosses a link.
+MPLS_ETHERTYPES = (0x0800, 0x86dd, 0x0806, 0x8847, 0x8848, 0x8100, 0x88a8)
 EXAMPLES = 10
 
 
@@ -46,7 +48,7 @@ EXAMPLES = 10
 class Outcome:
     outputs: list[tuple[int, str]]
     to_controller: list[str]
-    crossing_double_tag: bool = False
+    qinq_crossing: str = ""  # "coded"/"uncoded": a frame with two VLAN tags leaves on another switch
 
     def key(self):
         return sorted(self.outputs), sorted(self.to_controller)
@@ -119,14 +121,14 @@ class Tracer:
         text = self._trace(self.p.ref, in_port, frame)
         eff = datapath.execute(datapath.datapath_actions(text), frame)
         ingress = self.p.physical[in_port][0]
-        outputs, crossing = [], False
+        outputs, crossing = [], ""
         for odp, data in eff.outputs:
             v = self.p.ref.odp_to_ofport.get(odp)
             if v is None or v not in self.p.physical:
                 continue  # the reference bridge's own LOCAL port (FLOOD and ALL include it)
             outputs.append((v, data.hex()))
             if self.p.physical[v][0] != ingress and len(datapath.vlan_tags(data)) >= 2:
-                crossing = True
+                crossing = "coded" if datapath.l3_offset(data)[1] in MPLS_ETHERTYPES else "uncoded"
         return Outcome(outputs, [d.hex() for d in eff.to_controller], crossing), text
 
     def composed(self, in_port: int, frame: bytes) -> tuple[Outcome, list[str]]:
@@ -296,12 +298,14 @@ def verify(env: Environment, *, seed: int, rule_count: int, packet_count: int, g
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         for result in pool.map(lambda f: _check(tracer, *f), frames):
             stats[result[0]] += 1
+            stats["qinq_" + result[2]] += bool(result[2])
             if result[0] == "mismatch" and len(mismatches) < EXAMPLES:
                 mismatches.append(_example(result, by_key))
     timings["trace"] = round(time.monotonic() - t1, 1)
     compared = stats["dropped"] + stats["forwarded"] + stats["to_controller"] + stats["mismatch"]
     packet_report = {"generated": packet_count, "compared": compared, "dropped": stats["dropped"],
-                     "mismatches": stats["mismatch"], "double_tag_crossings": stats["double_tag"],
+                     "mismatches": stats["mismatch"], "qinq_crossings": stats["qinq_coded"],
+                     "qinq_uncoded_crossings": stats["uncoded"],
                      "unsupported": stats["unsupported"], "forwarded": stats["forwarded"],
                      "to_controller": stats["to_controller"]}
     group_report = {"generated": len(group_specs), "physical": health["physical_groups"]}
@@ -311,17 +315,18 @@ def verify(env: Environment, *, seed: int, rule_count: int, packet_count: int, g
 def _check(tracer: Tracer, in_port: int, frame: bytes):
     try:
         ref, ref_text = tracer.reference(in_port, frame)
-        if ref.crossing_double_tag:
-            return ("double_tag", None)
+        if ref.qinq_crossing == "uncoded":
+            return ("uncoded", None, "")
         got, texts = tracer.composed(in_port, frame)
     except datapath.Unsupported as e:
-        return ("unsupported", str(e))
+        return ("unsupported", str(e), "")
     if ref.key() != got.key():
         return ("mismatch", {"in_port": in_port, "frame": frame.hex(), "reference": dataclasses.asdict(ref),
-                             "oneswitch": dataclasses.asdict(got), "reference_trace": ref_text, "traces": texts})
+                             "oneswitch": dataclasses.asdict(got), "reference_trace": ref_text, "traces": texts},
+                ref.qinq_crossing)
     if ref.outputs:
-        return ("forwarded", None)
-    return ("to_controller", None) if ref.to_controller else ("dropped", None)
+        return ("forwarded", None, ref.qinq_crossing)
+    return ("to_controller" if ref.to_controller else "dropped", None, "")
 
 
 def _example(result, by_key: dict) -> dict:

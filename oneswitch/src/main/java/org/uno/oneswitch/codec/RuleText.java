@@ -4,6 +4,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 import org.projectfloodlight.openflow.protocol.action.OFAction;
+import org.projectfloodlight.openflow.protocol.action.OFActionNiciraMove;
+import org.projectfloodlight.openflow.protocol.action.OFActionNiciraResubmitTable;
+import org.projectfloodlight.openflow.protocol.action.OFActionPopMpls;
 import org.projectfloodlight.openflow.protocol.action.OFActionPushMpls;
 import org.projectfloodlight.openflow.protocol.action.OFActionPushVlan;
 import org.projectfloodlight.openflow.protocol.action.OFActionSetField;
@@ -64,6 +67,16 @@ public final class RuleText {
         return i.toString();
     }
 
+    /** The name of the field with OXM header {@code header}: those OneSwitch moves between, else the header in hex. */
+    private static String field(long header) {
+        return switch ((int) header) {
+            case 0x00010c04 -> "reg6";
+            case 0x80004404 -> "mpls_label";
+            case 0x80000c02 -> "vlan_vid";
+            default -> "0x" + Long.toHexString(header);
+        };
+    }
+
     private static String action(Action a) {
         if (a instanceof Action.Output o) {
             return "output:" + o.port();
@@ -77,6 +90,13 @@ public final class RuleText {
             return "push_vlan:" + p.getEthertype();
         } else if (raw instanceof OFActionPushMpls p) {
             return "push_mpls:" + p.getEthertype();
+        } else if (raw instanceof OFActionPopMpls p) {
+            return "pop_mpls:" + p.getEthertype();
+        } else if (raw instanceof OFActionNiciraResubmitTable r) {
+            return "resubmit(," + r.getTable() + ")";
+        } else if (raw instanceof OFActionNiciraMove m) {
+            return "move:" + field(m.getSrc()) + "[" + m.getSrcOfs() + ".." + (m.getSrcOfs() + m.getNBits() - 1)
+                    + "]->" + field(m.getDst()) + "[" + m.getDstOfs() + ".." + (m.getDstOfs() + m.getNBits() - 1) + "]";
         }
         return raw.getType().toString().toLowerCase();
     }

@@ -25,7 +25,8 @@ import org.uno.oneswitch.plan.PhysicalRule;
  * forwarded toward D elsewhere, so that a marker sent after a change proves every packet sent
  * before it over the same links has arrived), and a drop for everything else: link arrivals whose
  * tag is unknown and packets from physical ports that are not virtual ports (an NF's port before
- * the agent maps it, the old port after a remap), which must not enter the virtual switch. Pure.
+ * the agent maps it, the old port after a remap), which must not enter the virtual switch; and
+ * the tables that put flow ids on and take them off ({@link FlowIdHeaders}). Pure.
  */
 public final class Infrastructure {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
@@ -52,6 +53,7 @@ public final class Infrastructure {
                     markerRule(topology, s.id(), link, d.id()).ifPresent(out::add);
                 }
             }
+            out.addAll(FlowIdHeaders.tables(s.id(), topology.linkPorts(s.id())));
         }
         return new Translation(out, List.of());
     }

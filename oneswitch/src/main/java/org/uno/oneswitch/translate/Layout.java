@@ -1,5 +1,7 @@
 package org.uno.oneswitch.translate;
 
+import java.util.List;
+
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.model.Action;
@@ -60,6 +62,27 @@ public final class Layout {
      * group (see {@code ActionSetFlag}); never shown to controllers.
      */
     public static final MatchFields ACTION_SET_REGISTER = MatchFields.REG7;
+
+    /**
+     * The sending switch's egress table: a tag group's bucket puts the tag in {@link #TAG_REGISTER}
+     * and the PCIe link in {@link #LINK_REGISTER} and resubmits here, where the packet gets its
+     * flow-id header by Ethertype (see {@link Infrastructure}).
+     */
+    public static final int EGRESS_TABLE = 252;
+    /** The receiving switch's table that pops an MPLS flow-id label, by the Ethertype code in its TC bits. */
+    public static final int POP_TABLE = 253;
+    public static final MatchFields TAG_REGISTER = MatchFields.REG6;
+    public static final MatchFields LINK_REGISTER = MatchFields.REG5;
+    /**
+     * The Ethertypes (as Open vSwitch sees them, after the VLAN headers it parses) whose packets
+     * carry their flow id as an MPLS label pushed after their VLAN headers; a label's TC bits hold
+     * the index here, so that the far side pops it back to that Ethertype. Packets of any other
+     * Ethertype carry it as an 802.1ad tag.
+     */
+    public static final List<Integer> MPLS_ETHERTYPES = List.of(0x0800, 0x86dd, 0x0806, 0x8847, 0x8848, 0x8100,
+            0x88a8);
+    /** Dispatch priority of MPLS-labelled link arrivals: above the tags', so a tenant VLAN id never matters. */
+    public static final int LABEL_PRIORITY = TAG_PRIORITY + 1;
 
     /** The lowest group id OneSwitch reserves for itself. */
     public static final long FIRST_RESERVED_GROUP = PORT_GROUP_BASE;

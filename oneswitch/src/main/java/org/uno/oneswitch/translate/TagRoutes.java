@@ -147,7 +147,7 @@ final class TagRoutes {
         ForwardingTree tree = topology.tree(sender, targets);
         List<Bucket> buckets = new ArrayList<>();
         for (OFPort link : tree.node(sender).copies()) {
-            buckets.add(Bucket.of(List.of(PUSH_TAG, setTag(tag), Action.Output.to(link))));
+            buckets.add(Bucket.of(FlowIdHeaders.sendActions(tag, link)));
         }
         PhysicalGroup g = new PhysicalGroup(sender, Layout.TAG_GROUP_BASE + tag, OFGroupType.ALL, buckets, tag);
         groups.put(g.groupKey(), g);
@@ -156,19 +156,30 @@ final class TagRoutes {
                 continue;
             }
             ForwardingTree.Node node = e.getValue();
-            List<Action> actions = new ArrayList<>();
-            node.copies().forEach(link -> actions.add(Action.Output.to(link)));
+            OFPort arrival = node.arrival().orElseThrow();
             List<Action> local = localOutputs(e.getKey(), remote);
-            if (!local.isEmpty()) {
-                actions.add(POP_TAG);
-                actions.addAll(local);
-            }
-            RuleKey key = new RuleKey(Layout.DISPATCH_TABLE, Layout.TAG_PRIORITY,
-                    tagged(node.arrival().orElseThrow(), tag));
-            PhysicalRule d = new PhysicalRule(e.getKey(), key, List.of(new Instruction.ApplyActions(actions)),
-                    PhysicalRule.Role.DELIVERY, tag);
-            deliveries.put(d.physicalKey(), d);
+            delivery(e.getKey(), Layout.TAG_PRIORITY, tagged(arrival, tag), node, POP_TAG, local, tag);
+            delivery(e.getKey(), Layout.LABEL_PRIORITY, FlowIdHeaders.labelled(arrival, tag), node,
+                    FlowIdHeaders.popLabel(), local, tag);
         }
+    }
+
+    /**
+     * The delivery on {@code switchId} of packets matching {@code match} (the tag's or the label's
+     * arrival): forwarded unchanged toward farther switches, then {@code pop}ped and output to
+     * {@code local}.
+     */
+    private void delivery(String switchId, int priority, FlowMatch match, ForwardingTree.Node node, Action pop,
+                          List<Action> local, int tag) {
+        List<Action> actions = new ArrayList<>();
+        node.copies().forEach(link -> actions.add(Action.Output.to(link)));
+        if (!local.isEmpty()) {
+            actions.add(pop);
+            actions.addAll(local);
+        }
+        PhysicalRule d = new PhysicalRule(switchId, new RuleKey(Layout.DISPATCH_TABLE, priority, match),
+                List.of(new Instruction.ApplyActions(actions)), PhysicalRule.Role.DELIVERY, tag);
+        deliveries.put(d.physicalKey(), d);
     }
 
     private List<Action> localOutputs(String switchId, Collection<OFPort> remote) {

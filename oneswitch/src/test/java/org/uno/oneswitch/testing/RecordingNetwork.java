@@ -39,6 +39,7 @@ import org.uno.oneswitch.stats.MeterCounters;
 import org.uno.oneswitch.stats.PortCounters;
 import org.uno.oneswitch.stats.PortDescription;
 import org.uno.oneswitch.stats.TableCounters;
+import org.uno.oneswitch.translate.Layout;
 
 /**
  * An in-memory stand-in for the physical switches (like Open vSwitch's dummy datapath): it keeps
@@ -98,9 +99,10 @@ public final class RecordingNetwork implements PhysicalNetwork {
         return List.copyOf(groups.getOrDefault(switchId, Map.of()).values());
     }
 
-    /** The flow entries of the virtual pipeline on {@code switchId} (OneSwitch's dispatch table left out). */
+    /** The flow entries of the virtual pipeline on {@code switchId} (OneSwitch's own tables left out). */
     public List<OFFlowMod> pipeline(String switchId) {
-        return flows(switchId).stream().filter(f -> f.getTableId().getValue() > 0).toList();
+        return flows(switchId).stream().filter(f -> Layout.virtualTable(f.getTableId().getValue()) >= 0
+                && f.getTableId().getValue() < Layout.EGRESS_TABLE).toList();
     }
 
     /** Makes the entry with {@code cookie} report these counters. */

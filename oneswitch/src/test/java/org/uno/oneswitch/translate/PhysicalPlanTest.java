@@ -49,9 +49,10 @@ class PhysicalPlanTest {
     void crossingRuleInstallsItsGroupBeforeItsEntriesAndRemovesEverything() throws Exception {
         PlanDiff add = install(rule(1, 10, match(inPort(1), ethDst("02:00:00:00:02:00")), apply(out(3))));
         assertEquals("""
-                ADD host group=4293918721 type=all bucket(push_vlan:0x88a8,set_field:0x1001->vlan_vid,output:1)
+                ADD host group=4293918721 type=all bucket(set_field:0x00000001->reg6,set_field:0x00000001->reg5,resubmit(,252))
                 ADD host table=1,priority=10,in_port=2,eth_dst=02:00:00:00:02:00 actions=group:4293918721
                 ADD snic0 table=0,priority=300,in_port=1,vlan_vid=0x1001 actions=pop_vlan,output:2
+                ADD snic0 table=0,priority=301,in_port=1,eth_type=0x8847,mpls_label=0x00000001 actions=resubmit(,253),output:2
                 """, Render.changes(add));
         assertTrue(add.inOrder().get(0) instanceof GroupChange, "the group comes before the entry that uses it");
         assertEquals(1, tags.size());
@@ -68,7 +69,7 @@ class PhysicalPlanTest {
         install(rule(1, 10, match(inPort(1)), apply(out(3))));
         install(rule(2, 10, match(inPort(2)), apply(out(4))));
         assertEquals(2, tags.size());
-        assertEquals(2, plan.entries("snic0").size(), "one delivery per tag on the sNIC");
+        assertEquals(4, plan.entries("snic0").size(), "two deliveries per tag on the sNIC: its label's and its tag's");
     }
 
     @Test
@@ -76,7 +77,7 @@ class PhysicalPlanTest {
         install(rule(1, 10, match(inPort(1)), apply(out(3))));
         install(rule(2, 20, match(inPort(2)), apply(out(3))));
         assertEquals(1, tags.size());
-        assertEquals(3, plan.size());
+        assertEquals(4, plan.size());
         assertEquals(1, plan.groupCount());
         PlanDiff first = remove(1);
         assertEquals(1, first.size(), "only the first rule's own entry goes");
@@ -113,14 +114,15 @@ class PhysicalPlanTest {
         install(rule(1, 10, match(inPort(1)), apply(out(3))));
         PlanDiff live = plan.replaceRetiring(Map.of(Owner.rule(1), Translation.EMPTY), Owner.retired(1));
         assertEquals(0, live.size());
-        assertEquals(3, plan.size() + plan.groupCount(), "kept: entry, delivery, tag group");
+        assertEquals(4, plan.size() + plan.groupCount(), "kept: entry, two deliveries, tag group");
         assertEquals(1, tags.size(), "and the tag they carry");
         install(rule(2, 10, match(inPort(1)), apply(out(4))));
         assertEquals(2, tags.size());
         PlanDiff end = plan.replace(Map.of(Owner.retired(1), Translation.EMPTY));
         assertEquals("""
-                DELETE host group=4293918721 type=all bucket(push_vlan:0x88a8,set_field:0x1001->vlan_vid,output:1)
+                DELETE host group=4293918721 type=all bucket(set_field:0x00000001->reg6,set_field:0x00000001->reg5,resubmit(,252))
                 DELETE snic0 table=0,priority=300,in_port=1,vlan_vid=0x1001
+                DELETE snic0 table=0,priority=301,in_port=1,eth_type=0x8847,mpls_label=0x00000001
                 """, Render.changes(end), "the real owner's entry on in_port=2 stays");
         assertEquals(1, tags.size());
         assertEquals(List.of(new Instruction.ApplyActions(List.of(new org.uno.oneswitch.model.Action.Group(
@@ -145,9 +147,9 @@ class PhysicalPlanTest {
                 plan.translationOf(Owner.retired(2)).flows().size(), "both retirements hold the entries");
         PlanDiff firstEnds = plan.replace(Map.of(Owner.retired(1), Translation.EMPTY));
         assertEquals(0, firstEnds.size(), "the second retirement still holds them: " + Render.changes(firstEnds));
-        assertEquals(3, plan.size() + plan.groupCount());
+        assertEquals(4, plan.size() + plan.groupCount());
         PlanDiff secondEnds = plan.replace(Map.of(Owner.retired(2), Translation.EMPTY));
-        assertEquals(3, secondEnds.size(), Render.changes(secondEnds));
+        assertEquals(4, secondEnds.size(), Render.changes(secondEnds));
         assertEquals(0, plan.size() + plan.groupCount());
         assertEquals(0, tags.size());
     }
