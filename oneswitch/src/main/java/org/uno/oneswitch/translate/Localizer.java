@@ -238,7 +238,8 @@ final class Localizer {
     /** A port number no bridge has: watching it means "never live". */
     static final OFPort UNMAPPED_WATCH = OFPort.of(0xfefe);
 
-    private static int compare(OFPort a, OFPort b) {
+    /** Port numbers in unsigned order. */
+    static int compare(OFPort a, OFPort b) {
         return Integer.compareUnsigned(a.getPortNumber(), b.getPortNumber());
     }
 }

@@ -33,14 +33,17 @@ import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
  * Collects, while one virtual rule or group is translated, the groups its action sets output
- * through (port groups) and the entries that carry its packets to virtual ports on other switches: on the sending switch a tag group that pushes the flow-id tag
- * of the port set and outputs to the PCIe link(s) toward them; on every switch on the way a
- * delivery entry in the dispatch table that matches the link port and the tag, forwards the
- * tagged packet on toward farther switches, pops the tag and outputs to its own ports of the set.
+ * through (port groups, the flood group) and the entries that carry its packets to virtual ports
+ * on other switches: on the sending switch a tag group that sends the packet with the flow id of
+ * the port set over the PCIe link(s) toward them ({@link FlowIdHeaders}); on every switch on the
+ * way a delivery entry per flow-id header in the dispatch table that matches the link port and the
+ * flow id, forwards the packet on toward farther switches, takes the header off and outputs to its
+ * own ports of the set.
  *
- * <p>The entries depend only on (switch, arrival link, port set) and the port map, so the same
- * entries needed by several rules are identical and shared in the plan. Pure apart from
- * reserving tags in the {@link TagSpace}.
+ * <p>The entries depend only on (switch, arrival link, port set), the port map and, for a
+ * fast-failover bucket watching a port elsewhere, that port's liveness, so the same entries needed
+ * by several rules are identical and shared in the plan. Pure apart from reserving tags in the
+ * {@link TagSpace}.
  */
 final class TagRoutes {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
@@ -96,7 +99,7 @@ final class TagRoutes {
      */
     Action floodGroup(String switchId) throws TranslationConflictException {
         List<Bucket> buckets = new ArrayList<>();
-        TreeSet<OFPort> remote = new TreeSet<>(TagRoutes::compare);
+        TreeSet<OFPort> remote = new TreeSet<>(Localizer::compare);
         for (PortMapping m : ports.mappings()) {
             if (m.physical().switchId().equals(switchId)) {
                 buckets.add(Bucket.of(List.of(Action.Output.to(m.physical().port()))));
@@ -191,10 +194,6 @@ final class TagRoutes {
             }
         }
         return out.stream().<Action>map(n -> Action.Output.to(OFPort.of(n))).toList();
-    }
-
-    private static int compare(OFPort a, OFPort b) {
-        return Integer.compareUnsigned(a.getPortNumber(), b.getPortNumber());
     }
 
     /** The match of packets arriving on link port {@code link} with tag (or marker) {@code vid}. */

@@ -32,10 +32,12 @@ import org.uno.oneswitch.plan.PhysicalRule;
  * switch, and each rewrite happens once. A rule with an ingress port goes to that port's switch;
  * a rule without one (including wildcard ingress, Table 1's step 4) goes to every switch that has
  * virtual ports, since packets may enter at any of them. An output to a port on another switch
- * pushes the flow-id tag of its port set (an 802.1ad tag on top of any tenant tag) and crosses the
- * PCIe link; the far switch's dispatch table matches the tag, pops it first and outputs (the
+ * sends the packet with the flow id of its port set (an MPLS label after any tenant tag, or an
+ * 802.1ad tag: {@link FlowIdHeaders}) over the PCIe link; the far switch's dispatch table matches
+ * the flow id, takes it off and outputs (the
  * multi-ingress and multi-egress cases of Table 1 need nothing more: the tag says where the packet
- * goes, and rewrites were done before it was sent). Pure apart from reserving tags.
+ * goes, and rewrites were done before it was sent). Pure apart from reserving tags (and reading the
+ * liveness of ports a fast-failover bucket watches on another switch).
  */
 public final class Translator {
     private final Topology topology;
