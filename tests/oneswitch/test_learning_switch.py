@@ -77,9 +77,10 @@ def test_vm_and_ext_talk_through_oneswitch_with_learned_virtual_rules(oneswitch_
     to_vm = re.search(rf"table=1, .*priority=1,in_port={wire_port},dl_dst={vm['mac']} actions=group:(\d+)", snic_flows)
     assert to_wire and to_vm, (host_flows, snic_flows)
     tag_to_wire, tag_to_vm = int(to_wire[1]) & 0xfff, int(to_vm[1]) & 0xfff
-    # Each tag is delivered as an MPLS label (IPv4, ARP, ...) and as an 802.1ad tag (other Ethertypes).
+    # Each tag is delivered as an MPLS label (IPv4, ARP, ...; the tag times 16, past the reserved labels) and as an
+    # 802.1ad tag (other Ethertypes).
     assert f"in_port={pcie_s},dl_vlan={tag_to_wire} actions=pop_vlan,output:{wire_port}" in snic_flows
-    assert f"mpls,in_port={pcie_s},mpls_label={tag_to_wire} actions=resubmit(,253),output:{wire_port}" in snic_flows
+    assert f"mpls,in_port={pcie_s},mpls_label={tag_to_wire << 4} actions=resubmit(,253),output:{wire_port}" in snic_flows
     assert f"in_port={pcie_h},dl_vlan={tag_to_vm} actions=pop_vlan,output:{vm_port}" in host_flows
     groups = ofctl(switch_target(stack.platform, "host"), "dump-groups").stdout
     assert f"set_field:{tag_to_wire:#x}->reg6,set_field:{pcie_h:#x}->reg5,resubmit(,252)" in groups, groups

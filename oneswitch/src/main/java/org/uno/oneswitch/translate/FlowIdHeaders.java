@@ -43,6 +43,8 @@ final class FlowIdHeaders {
     private static final long VLAN_VID = 0x80000c02L;
     /** Nicira's resubmit keeps the packet's in_port with this value (OpenFlow 1.0's IN_PORT). */
     private static final int SAME_IN_PORT = 0xfff8;
+    /** Where the 12-bit tag sits in the 20-bit label (see {@link #label}). */
+    private static final int LABEL_SHIFT = 4;
 
     private FlowIdHeaders() {
     }
@@ -54,10 +56,18 @@ final class FlowIdHeaders {
                 resubmit(Layout.EGRESS_TABLE));
     }
 
+    /**
+     * The label of flow id {@code tag}: the tag shifted past the labels 0-15, which MPLS reserves
+     * (explicit null, router alert, ...) and a hardware switch may treat apart.
+     */
+    static int label(int tag) {
+        return tag << LABEL_SHIFT;
+    }
+
     /** The match of packets arriving on {@code link} with flow id {@code tag} as an MPLS label. */
     static FlowMatch labelled(OFPort link, int tag) {
         return FlowMatch.of(List.of(OF13.oxms().inPort(link), OF13.oxms().ethType(EthType.MPLS_UNICAST),
-                OF13.oxms().mplsLabel(U32.of(tag))));
+                OF13.oxms().mplsLabel(U32.of(label(tag)))));
     }
 
     /** The action that takes the MPLS flow-id label off an arrived packet (see {@link Layout#POP_TABLE}). */
@@ -82,10 +92,12 @@ final class FlowIdHeaders {
                         OF13.oxms().ethType(EthType.of(Layout.MPLS_ETHERTYPES.get(code))))), List.of(
                         other(OF13.actions().pushMpls(EthType.MPLS_UNICAST)),
                         other(OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) code)))),
-                        move(20, MPLS_LABEL), Action.Output.to(link))));
+                        // push_mpls starts from 0 (IPv4), 2 (IPv6) or a copy of the outer label: clear it first
+                        other(OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0)))),
+                        move(12, MPLS_LABEL, LABEL_SHIFT), Action.Output.to(link))));
             }
             out.add(rule(switchId, Layout.EGRESS_TABLE, 1, FlowMatch.of(List.of(
-                    OF13.oxms().reg5(U32.of(link.getPortNumber())))), List.of(TagRoutes.pushTag(), move(12, VLAN_VID),
+                    OF13.oxms().reg5(U32.of(link.getPortNumber())))), List.of(TagRoutes.pushTag(), move(12, VLAN_VID, 0),
                     Action.Output.to(link))));
         }
         for (int code = 0; code < Layout.MPLS_ETHERTYPES.size(); code++) {
@@ -101,9 +113,9 @@ final class FlowIdHeaders {
                 List.of(new Instruction.ApplyActions(actions)), PhysicalRule.Role.INFRASTRUCTURE, 0);
     }
 
-    /** Copies the tag's low {@code bits} bits from the tag register into the header field {@code dst}. */
-    private static Action move(int bits, long dst) {
-        return other(OF13.actions().buildNiciraMove().setNBits(bits).setSrcOfs(0).setDstOfs(0).setSrc(REG6)
+    /** Copies the tag's {@code bits} bits from the tag register into header field {@code dst} from bit {@code dstOfs}. */
+    private static Action move(int bits, long dst, int dstOfs) {
+        return other(OF13.actions().buildNiciraMove().setNBits(bits).setSrcOfs(0).setDstOfs(dstOfs).setSrc(REG6)
                 .setDst(dst).build());
     }
 
