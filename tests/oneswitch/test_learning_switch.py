@@ -80,7 +80,8 @@ def test_vm_and_ext_talk_through_oneswitch_with_learned_virtual_rules(oneswitch_
     # Each tag is delivered as an MPLS label (IPv4, ARP, ...; the tag times 16, past the reserved labels) and as an
     # 802.1ad tag (other Ethertypes).
     assert f"in_port={pcie_s},dl_vlan={tag_to_wire} actions=pop_vlan,output:{wire_port}" in snic_flows
-    assert f"mpls,in_port={pcie_s},mpls_label={tag_to_wire << 4} actions=resubmit(,253),output:{wire_port}" in snic_flows
+    label = tag_to_wire << 4
+    assert f"mpls,in_port={pcie_s},mpls_label={label} actions=resubmit(,253),output:{wire_port}" in snic_flows
     assert f"in_port={pcie_h},dl_vlan={tag_to_vm} actions=pop_vlan,output:{vm_port}" in host_flows
     groups = ofctl(switch_target(stack.platform, "host"), "dump-groups").stdout
     assert f"set_field:{tag_to_wire:#x}->reg6,set_field:{pcie_h:#x}->reg5,resubmit(,252)" in groups, groups
