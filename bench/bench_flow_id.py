@@ -18,62 +18,19 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import socket
-import struct
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 
 from bench.bench_oneswitch import Stack, environment
 from uno_harness.oneswitch import build_jar, ofctl, revalidate
 
 RATE, SECONDS = 20000, 3.0
-SENDER = """
-import socket, struct, sys, time
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind((sys.argv[1], 0))
-frame = bytes.fromhex(sys.argv[2])
-rate, seconds = int(sys.argv[3]), float(sys.argv[4])
-start, sent = time.monotonic(), 0
-while time.monotonic() - start < seconds:
-    due = int((time.monotonic() - start) * rate)
-    while sent < due:
-        s.send(frame)
-        sent += 1
-    time.sleep(0.0005)
-print(sent)
-"""
-COUNTER = """
-import socket, sys, time
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-s.setsockopt(socket.SOL_SOCKET, 33, 32 << 20)
-s.bind((sys.argv[1], 0))
-s.settimeout(0.2)
-marker = bytes.fromhex(sys.argv[2])
-print("ready", flush=True)
-seen, last = 0, time.monotonic()
-while time.monotonic() - last < 1.0:
-    try:
-        data, addr = s.recvfrom(4096)
-    except TimeoutError:
-        continue
-    if addr[2] != socket.PACKET_OUTGOING and marker in data:
-        seen += 1
-        last = time.monotonic()
-print(seen)
-"""
-PAYLOAD = b"UNOFLOWID" + bytes(64)
-
-
-def frame(ethertype_after_tags: int, tags: int) -> bytes:
-    udp = struct.pack("!HHHH", 4000, 9999, 8 + len(PAYLOAD), 0) + PAYLOAD
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, socket.inet_aton("10.0.0.1"),
-                     socket.inet_aton("10.0.0.2")) + udp
-    vlans = b"".join(struct.pack("!HH", 0x8100, 10 + i) for i in range(tags))
-    macs = b"\x02\x00\x00\x00\x00\x99" + b"\x02\x00\x00\x00\x00\x01"
-    return macs + vlans + struct.pack("!H", ethertype_after_tags) + ip
-
-
-KINDS = {"label": frame(0x0800, 0), "tag": frame(0x88b5, 0), "qinq_label": frame(0x0800, 2)}
+UDP_SEQ = pathlib.Path(__file__).resolve().parents[1] / "tests" / "oneswitch" / "udp_seq.py"
+#: kind -> (Ethertype under the VLAN tags, number of 802.1Q tags) of udp_seq.py's numbered IPv4/UDP frames
+KINDS = {"label": (0x0800, 0), "tag": (0x88b5, 0), "qinq_label": (0x0800, 2)}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -81,32 +38,43 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def phase(stack: Stack, vm: dict, ext: dict, data: bytes) -> dict:
+def phase(stack: Stack, vm: dict, ext: dict, ethertype: int, tags: int, workdir: pathlib.Path) -> dict:
     pids = [stack.platform.ovs(s).pid("ovs-vswitchd") for s in ("host", "snic0")]
-    counter = subprocess.Popen(["ip", "netns", "exec", ext["netns"], sys.executable, "-c", COUNTER,
-                                ext["interfaces"][0]["ifname"], PAYLOAD[:9].hex()], stdout=subprocess.PIPE, text=True)
-    assert counter.stdout.readline().strip() == "ready"
+    out, stop = workdir / "received.json", workdir / "stop"
+    stop.unlink(missing_ok=True)
+    receiver = subprocess.Popen(["ip", "netns", "exec", ext["netns"], sys.executable, str(UDP_SEQ), "receive",
+                                 ext["interfaces"][0]["ifname"], str(out), str(stop)], stdout=subprocess.PIPE,
+                                text=True)
+    assert receiver.stdout.readline().strip() == "ready"
     before = sum(cpu_seconds(p) for p in pids)
-    sent = int(subprocess.run(["ip", "netns", "exec", vm["netns"], sys.executable, "-c", SENDER, vm["ifname"],
-                               data.hex(), str(RATE), str(SECONDS)], check=True, capture_output=True,
-                              text=True).stdout)
-    delivered = int(counter.communicate(timeout=30)[0])
+    try:
+        sent = int(subprocess.run(["ip", "netns", "exec", vm["netns"], sys.executable, str(UDP_SEQ), "send",
+                                   vm["ifname"], str(RATE), str(SECONDS), str(stop), hex(ethertype), str(tags)],
+                                  check=True, capture_output=True, text=True).stdout)
+        time.sleep(0.5)
+    finally:
+        stop.touch()
+        receiver.wait(timeout=30)
     cpu = sum(cpu_seconds(p) for p in pids) - before
+    delivered = len(json.loads(out.read_text())["seqs"])
     return {"sent": sent, "delivered": delivered, "ovs_cpu_s": round(cpu, 3),
-            "ovs_cpu_us_per_frame": round(cpu / max(delivered, 1) * 1e6, 2), "frame_bytes": len(data)}
+            "ovs_cpu_us_per_frame": round(cpu / max(delivered, 1) * 1e6, 2), "tags": tags,
+            "ethertype": hex(ethertype)}
 
 
 def main(results_dir: pathlib.Path) -> dict:
     build_jar()
     stack = Stack(vms=1)
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-flow-id-"))
     try:
         vm, ext = stack.platform.description["vms"][0], stack.platform.description["ext"]
         ofctl(stack.target, "add-flow", "priority=10,in_port=1,actions=output:2")
         revalidate(stack.platform)
-        phase(stack, vm, ext, KINDS["label"])  # warm-up: the first frames set up the datapath's megaflows
-        results = {kind: phase(stack, vm, ext, data) for kind, data in KINDS.items()}
+        phase(stack, vm, ext, *KINDS["label"], workdir)  # warm-up: the first frames set up the datapath's megaflows
+        results = {kind: phase(stack, vm, ext, *kind_of, workdir) for kind, kind_of in KINDS.items()}
     finally:
         stack.close()
+        shutil.rmtree(workdir, ignore_errors=True)
     tag = results["tag"]["ovs_cpu_us_per_frame"]
     report = {"benchmark": "oneswitch flow id on the PCIe link: MPLS label against 802.1ad tag",
               "rate_pps": RATE, "seconds": SECONDS, "results": results,

@@ -1,6 +1,8 @@
 """Numbered UDP frames for loss/duplication tests: a paced sender and a capturing receiver.
 
-    python udp_seq.py send IFACE RATE SECONDS STOPFILE   # prints how many frames it sent
+    python udp_seq.py send IFACE RATE SECONDS STOPFILE [ETHERTYPE [TAGS]]
+                                                         # prints how many frames it sent; the IPv4 packet
+                                                         # under ETHERTYPE (0x0800) and TAGS 802.1Q tags (0)
     python udp_seq.py receive IFACE OUTFILE STOPFILE     # writes the sequence numbers it saw, in order, when
                                                          # each was sent, and how many frames its socket dropped
     python udp_seq.py flows IFACE FLOWS PER_FLOW RATE    # PER_FLOW frames of each of FLOWS UDP flows (source
@@ -28,22 +30,23 @@ SOL_PACKET = 263
 PACKET_STATISTICS = 6
 
 
-def frame(seq: int, sport: int = 40000, src: str = "10.0.0.254") -> bytes:
+def frame(seq: int, sport: int = 40000, src: str = "10.0.0.254", ethertype: int = 0x0800, tags: int = 0) -> bytes:
     payload = MAGIC + struct.pack("!QQ", seq, time.monotonic_ns())
     udp = struct.pack("!HHHH", sport, 9999, 8 + len(payload), 0) + payload
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, socket.inet_aton(src),
                      socket.inet_aton("10.0.0.99"))
-    return b"\xff" * 6 + b"\x02\x00\x00\x00\x02\x00" + b"\x08\x00" + ip + udp
+    vlans = b"".join(struct.pack("!HH", 0x8100, 10 + i) for i in range(tags))
+    return b"\xff" * 6 + b"\x02\x00\x00\x00\x02\x00" + vlans + struct.pack("!H", ethertype) + ip + udp
 
 
-def send(iface: str, rate: int, seconds: float, stop: str) -> int:
+def send(iface: str, rate: int, seconds: float, stop: str, ethertype: int = 0x0800, tags: int = 0) -> int:
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((iface, 0))
     start, seq = time.monotonic(), 0
     while time.monotonic() - start < seconds and not os.path.exists(stop):
         due = int((time.monotonic() - start) * rate)
         while seq < due:
-            s.send(frame(seq))
+            s.send(frame(seq, ethertype=ethertype, tags=tags))
             seq += 1
         time.sleep(0.0005)
     return seq
@@ -88,7 +91,8 @@ def receive(iface: str, out: str, stop: str) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1] == "send":
-        print(send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]))
+        extra = [int(a, 0) for a in sys.argv[6:8]]
+        print(send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5], *extra))
     elif sys.argv[1] == "flows":
         print(flows(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])))
     else:

@@ -15,6 +15,7 @@ import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.translate.Layout;
 
 /**
  * Short readable text for instructions, actions and buckets, in the spirit of ovs-ofctl
@@ -69,12 +70,14 @@ public final class RuleText {
 
     /** The name of the field with OXM header {@code header}: those OneSwitch moves between, else the header in hex. */
     private static String field(long header) {
-        return switch ((int) header) {
-            case 0x00010c04 -> "reg6";
-            case 0x80004404 -> "mpls_label";
-            case 0x80000c02 -> "vlan_vid";
-            default -> "0x" + Long.toHexString(header);
-        };
+        if (header == Layout.OXM_REG6) {
+            return "reg6";
+        } else if (header == Layout.OXM_MPLS_LABEL) {
+            return "mpls_label";
+        } else if (header == Layout.OXM_VLAN_VID) {
+            return "vlan_vid";
+        }
+        return "0x" + Long.toHexString(header);
     }
 
     private static String action(Action a) {

@@ -37,10 +37,6 @@ import org.uno.oneswitch.plan.PhysicalRule;
  */
 final class FlowIdHeaders {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
-    /** OXM headers for Nicira's move action: NXM_NX_REG6, OXM_OF_MPLS_LABEL, OXM_OF_VLAN_VID. */
-    private static final long REG6 = 0x00010c04L;
-    private static final long MPLS_LABEL = 0x80004404L;
-    private static final long VLAN_VID = 0x80000c02L;
     /** Nicira's resubmit keeps the packet's in_port with this value (OpenFlow 1.0's IN_PORT). */
     private static final int SAME_IN_PORT = 0xfff8;
     /** Where the 12-bit tag sits in the 20-bit label (see {@link #label}). */
@@ -94,10 +90,10 @@ final class FlowIdHeaders {
                         other(OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) code)))),
                         // push_mpls starts from 0 (IPv4), 2 (IPv6) or a copy of the outer label: clear it first
                         other(OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0)))),
-                        move(12, MPLS_LABEL, LABEL_SHIFT), Action.Output.to(link))));
+                        move(12, Layout.OXM_MPLS_LABEL, LABEL_SHIFT), Action.Output.to(link))));
             }
             out.add(rule(switchId, Layout.EGRESS_TABLE, 1, FlowMatch.of(List.of(
-                    OF13.oxms().reg5(U32.of(link.getPortNumber())))), List.of(TagRoutes.pushTag(), move(12, VLAN_VID, 0),
+                    OF13.oxms().reg5(U32.of(link.getPortNumber())))), List.of(TagRoutes.pushTag(), move(12, Layout.OXM_VLAN_VID, 0),
                     Action.Output.to(link))));
         }
         for (int code = 0; code < Layout.MPLS_ETHERTYPES.size(); code++) {
@@ -115,7 +111,7 @@ final class FlowIdHeaders {
 
     /** Copies the tag's {@code bits} bits from the tag register into header field {@code dst} from bit {@code dstOfs}. */
     private static Action move(int bits, long dst, int dstOfs) {
-        return other(OF13.actions().buildNiciraMove().setNBits(bits).setSrcOfs(0).setDstOfs(dstOfs).setSrc(REG6)
+        return other(OF13.actions().buildNiciraMove().setNBits(bits).setSrcOfs(0).setDstOfs(dstOfs).setSrc(Layout.OXM_REG6)
                 .setDst(dst).build());
     }
 
