@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 import org.projectfloodlight.openflow.protocol.action.OFAction;
 import org.projectfloodlight.openflow.protocol.action.OFActionNiciraMove;
 import org.projectfloodlight.openflow.protocol.action.OFActionNiciraResubmitTable;
+import org.projectfloodlight.openflow.protocol.action.OFActionOutput;
 import org.projectfloodlight.openflow.protocol.action.OFActionPopMpls;
 import org.projectfloodlight.openflow.protocol.action.OFActionPushMpls;
 import org.projectfloodlight.openflow.protocol.action.OFActionPushVlan;
@@ -16,6 +17,7 @@ import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.translate.Layout;
+import org.uno.oneswitch.translate.OvsEncapAction;
 
 /**
  * Short readable text for instructions, actions and buckets, in the spirit of ovs-ofctl
@@ -76,6 +78,8 @@ public final class RuleText {
             return "mpls_label";
         } else if (header == Layout.OXM_VLAN_VID) {
             return "vlan_vid";
+        } else if (header == Layout.OXM_TUNNEL_ID) {
+            return "tunnel_id";
         }
         return "0x" + Long.toHexString(header);
     }
@@ -86,8 +90,16 @@ public final class RuleText {
         } else if (a instanceof Action.Group g) {
             return "group:" + Integer.toUnsignedString(g.group().getGroupNumber());
         }
-        OFAction raw = ((Action.Other) a).raw();
-        if (raw instanceof OFActionSetField sf) {
+        return raw(((Action.Other) a).raw());
+    }
+
+    private static String raw(OFAction raw) {
+        if (raw instanceof OFActionOutput o) {
+            return "output:" + o.getPort();
+        } else if (raw instanceof OvsEncapAction e) {
+            return e.nested().isEmpty() ? e.text()
+                    : "clone(" + e.nested().stream().map(RuleText::raw).collect(Collectors.joining(",")) + ")";
+        } else if (raw instanceof OFActionSetField sf) {
             return "set_field:" + sf.getField().getValue() + "->" + sf.getField().getMatchField().getName();
         } else if (raw instanceof OFActionPushVlan p) {
             return "push_vlan:" + p.getEthertype();

@@ -12,6 +12,7 @@ import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.plan.InstalledEntry;
 import org.uno.oneswitch.stats.Counts;
 import org.uno.oneswitch.stats.EntryCounters;
+import org.uno.oneswitch.translate.PhysicalPlan;
 
 /**
  * Reads the counters of physical entries from their switches by cookie: a few entries are asked
@@ -71,7 +72,9 @@ final class CounterFetcher {
         if (dumping.containsKey(sw)) {
             return nextDump.computeIfAbsent(sw, s -> new CompletableFuture<>());
         }
-        CompletableFuture<List<EntryCounters>> f = quiet(net.entryCounters(sw, -1, U64.ZERO, U64.ZERO));
+        // Sealed entries count nothing for a rule, and openflowj cannot read them.
+        CompletableFuture<List<EntryCounters>> f = quiet(net.entryCounters(sw, -1, U64.ZERO,
+                U64.of(PhysicalPlan.SEALED_COOKIE_BIT)));
         dumping.put(sw, f);
         f.whenComplete((replies, t) -> {
             dumping.remove(sw);

@@ -44,6 +44,7 @@ import org.uno.oneswitch.plan.InstalledEntry;
 import org.uno.oneswitch.plan.PhysicalGroup;
 import org.uno.oneswitch.stats.MeterFeatures;
 import org.uno.oneswitch.stats.PortDescription;
+import org.uno.oneswitch.translate.PhysicalPlan;
 
 /**
  * A physical switch connected to OneSwitch as to its controller: the handshake learns its datapath
@@ -166,9 +167,10 @@ final class SwitchConnection extends SwitchChannel {
      * requests with errors: it has none.
      */
     private void resync() {
+        // Sealed entries are left out: openflowj cannot read them (the plan writes them again).
         CompletableFuture<List<OFStatsReply>> flows = commands.request(OF13.buildFlowStatsRequest()
                 .setTableId(TableId.ALL).setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).setCookie(U64.ZERO)
-                .setCookieMask(U64.ZERO).setMatch(OF13.buildMatch().build()).build());
+                .setCookieMask(U64.of(PhysicalPlan.SEALED_COOKIE_BIT)).setMatch(OF13.buildMatch().build()).build());
         CompletableFuture<List<OFStatsReply>> groups = commands.request(OF13.buildGroupDescStatsRequest().build());
         CompletableFuture<List<OFStatsReply>> meters = commands.request(OF13.buildMeterConfigStatsRequest()
                 .setMeterId(MeterModRequest.ALL).build()).exceptionally(t -> List.of());

@@ -6,9 +6,11 @@ import java.util.List;
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
 import org.projectfloodlight.openflow.protocol.OFVersion;
+import org.projectfloodlight.openflow.protocol.action.OFAction;
 import org.projectfloodlight.openflow.types.EthType;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U32;
+import org.projectfloodlight.openflow.types.U64;
 import org.projectfloodlight.openflow.types.U8;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowMatch;
@@ -18,29 +20,33 @@ import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
  * How a flow id crosses a PCIe link without touching the tenant's headers. Open vSwitch keeps at
- * most two VLAN headers, so an 802.1ad tag pushed on a tenant's QinQ frame would push its inner
- * tag out. So the flow id travels as an MPLS label pushed after the VLAN headers, for every
- * Ethertype in {@link Layout#MPLS_ETHERTYPES}: {@code push_mpls} overwrites that Ethertype, and the
- * label's TC bits say which it was, so that the far side's {@code pop_mpls} restores it. Packets of
- * other Ethertypes (rare) carry the 802.1ad tag as before.
+ * most two VLAN headers, so a VLAN tag pushed on a tenant's QinQ frame would push its inner tag
+ * out. So the flow id travels as an MPLS label (the tag times 16, see {@link #label}):
  *
  * <ul>
- *   <li>A tag group's bucket loads the tag and the link into registers and resubmits to the
- *       sending switch's {@link Layout#EGRESS_TABLE}, which chooses the header by Ethertype (a
- *       group cannot branch; a bucket is an action set, so it cannot push and set in order
- *       either).</li>
- *   <li>A delivery matches the label (or the tag), forwards the packet unchanged toward farther
- *       switches, then resubmits to {@link Layout#POP_TABLE}, which pops the label back to its
- *       Ethertype, and outputs to the switch's own ports.</li>
+ *   <li>pushed after the VLAN headers, for every Ethertype in {@link Layout#MPLS_ETHERTYPES}:
+ *       {@code push_mpls} overwrites that Ethertype, and the label's TC bits say which it was, so
+ *       that the far side's {@code pop_mpls} restores it (4 bytes);</li>
+ *   <li>around the whole frame for any other Ethertype ({@code encap(mpls)}, then
+ *       {@code encap(ethernet)}, TC {@link Layout#ENCAP_CODE}; 18 bytes): {@code pop_mpls} needs
+ *       the Ethertype as a constant, {@code decap} does not. The far side decapsulates, keeps the
+ *       label in the tunnel id, and looks the frame up again in the dispatch table.</li>
  * </ul>
- * Both headers are 4 bytes. Pure.
+ * A tag group's bucket loads the tag and the link into registers and resubmits to the sending
+ * switch's {@link Layout#EGRESS_TABLE}, which chooses the header by Ethertype (a group cannot
+ * branch; a bucket is an action set, so it cannot push and set in order either). A delivery
+ * matches the label (or, decapsulated, the tunnel id), forwards the packet toward farther switches,
+ * takes the header off and outputs to the switch's own ports. The encapsulating and decapsulating
+ * entries are sealed: openflowj cannot read them back (see {@link OvsEncapAction}). Pure.
  */
 final class FlowIdHeaders {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     /** Nicira's resubmit keeps the packet's in_port with this value (OpenFlow 1.0's IN_PORT). */
     private static final int SAME_IN_PORT = 0xfff8;
-    /** Where the 12-bit tag sits in the 20-bit label (see {@link #label}). */
+    /** Where the 16-bit tag sits in the 20-bit label (see {@link #label}). */
     private static final int LABEL_SHIFT = 4;
+    private static final int TAG_BITS = 16;
+    private static final int LABEL_BITS = 20;
 
     private FlowIdHeaders() {
     }
@@ -66,15 +72,23 @@ final class FlowIdHeaders {
                 OF13.oxms().mplsLabel(U32.of(label(tag)))));
     }
 
+    /**
+     * The match of packets that arrived on {@code link} encapsulated with flow id {@code tag}, once
+     * decapsulated: the label is in the tunnel id.
+     */
+    static FlowMatch decapsulated(OFPort link, int tag) {
+        return FlowMatch.of(List.of(OF13.oxms().inPort(link), OF13.oxms().tunnelId(U64.of(label(tag)))));
+    }
+
     /** The action that takes the MPLS flow-id label off an arrived packet (see {@link Layout#POP_TABLE}). */
     static Action popLabel() {
         return resubmit(Layout.POP_TABLE);
     }
 
     /**
-     * The egress and pop tables of switch {@code switchId} with PCIe links {@code links}: per link,
-     * an entry per known Ethertype that pushes the label and one that pushes the tag; per code, a
-     * pop entry.
+     * The flow-id entries of switch {@code switchId} with PCIe links {@code links}: per link, in the
+     * egress table an entry per coded Ethertype that pushes the label and one that encapsulates,
+     * and in the dispatch table one that decapsulates; per code, a pop entry.
      */
     static List<PhysicalRule> tables(String switchId, List<OFPort> links) {
         List<PhysicalRule> out = new ArrayList<>();
@@ -82,19 +96,29 @@ final class FlowIdHeaders {
             return out;
         }
         for (OFPort link : links) {
+            FlowMatch viaLink = FlowMatch.of(List.of(OF13.oxms().reg5(U32.of(link.getPortNumber()))));
             for (int code = 0; code < Layout.MPLS_ETHERTYPES.size(); code++) {
-                out.add(rule(switchId, Layout.EGRESS_TABLE, 2, FlowMatch.of(List.of(
-                        OF13.oxms().reg5(U32.of(link.getPortNumber())),
-                        OF13.oxms().ethType(EthType.of(Layout.MPLS_ETHERTYPES.get(code))))), List.of(
+                out.add(rule(switchId, Layout.EGRESS_TABLE, 2, viaLink.with(
+                        OF13.oxms().ethType(EthType.of(Layout.MPLS_ETHERTYPES.get(code)))), List.of(
                         other(OF13.actions().pushMpls(EthType.MPLS_UNICAST)),
                         other(OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) code)))),
                         // push_mpls starts from 0 (IPv4), 2 (IPv6) or a copy of the outer label: clear it first
                         other(OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0)))),
-                        move(12, Layout.OXM_MPLS_LABEL, LABEL_SHIFT), Action.Output.to(link))));
+                        other(moveTag()), Action.Output.to(link))));
             }
-            out.add(rule(switchId, Layout.EGRESS_TABLE, 1, FlowMatch.of(List.of(
-                    OF13.oxms().reg5(U32.of(link.getPortNumber())))), List.of(TagRoutes.pushTag(), move(12, Layout.OXM_VLAN_VID, 0),
-                    Action.Output.to(link))));
+            // In a clone: a delivery forwarding a decapsulated frame goes on with the frame as it was.
+            out.add(rule(switchId, Layout.EGRESS_TABLE, 1, viaLink, List.of(other(OvsEncapAction.clone(List.of(
+                    OvsEncapAction.encapMpls(),
+                    OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE))),
+                    OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0))),
+                    moveTag(), OvsEncapAction.encapEthernet(), OF13.actions().output(link, 0)))))));
+            out.add(rule(switchId, Layout.DISPATCH_TABLE, Layout.ENCAP_PRIORITY, FlowMatch.of(List.of(
+                    OF13.oxms().inPort(link), OF13.oxms().ethType(EthType.MPLS_UNICAST),
+                    OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE)))), List.of(
+                    other(OF13.actions().buildNiciraMove().setNBits(LABEL_BITS).setSrcOfs(0).setDstOfs(0)
+                            .setSrc(Layout.OXM_MPLS_LABEL).setDst(Layout.OXM_TUNNEL_ID).build()),
+                    other(OvsEncapAction.decap()), other(OvsEncapAction.decapToEthernet()),
+                    resubmit(Layout.DISPATCH_TABLE))));
         }
         for (int code = 0; code < Layout.MPLS_ETHERTYPES.size(); code++) {
             out.add(rule(switchId, Layout.POP_TABLE, 1, FlowMatch.of(List.of(
@@ -109,17 +133,17 @@ final class FlowIdHeaders {
                 List.of(new Instruction.ApplyActions(actions)), PhysicalRule.Role.INFRASTRUCTURE, 0);
     }
 
-    /** Copies the tag's {@code bits} bits from the tag register into header field {@code dst} from bit {@code dstOfs}. */
-    private static Action move(int bits, long dst, int dstOfs) {
-        return other(OF13.actions().buildNiciraMove().setNBits(bits).setSrcOfs(0).setDstOfs(dstOfs).setSrc(Layout.OXM_REG6)
-                .setDst(dst).build());
+    /** Copies the tag from the tag register into the label's bits above {@link #LABEL_SHIFT}. */
+    private static OFAction moveTag() {
+        return OF13.actions().buildNiciraMove().setNBits(TAG_BITS).setSrcOfs(0).setDstOfs(LABEL_SHIFT)
+                .setSrc(Layout.OXM_REG6).setDst(Layout.OXM_MPLS_LABEL).build();
     }
 
     private static Action resubmit(int table) {
         return other(OF13.actions().niciraResubmitTable(SAME_IN_PORT, (short) table));
     }
 
-    private static Action other(org.projectfloodlight.openflow.protocol.action.OFAction a) {
+    private static Action other(OFAction a) {
         return new Action.Other(a);
     }
 }

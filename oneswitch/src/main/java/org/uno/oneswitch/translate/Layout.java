@@ -14,8 +14,9 @@ import org.uno.oneswitch.model.Action;
  *       delivered by their flow-id tag; packets of virtual ports go to table 1; anything else is
  *       dropped. Virtual table {@code t} is physical table {@code t + 1}, so link arrivals never
  *       meet a virtual rule and the tag values never meet a tenant's VLANs.</li>
- *   <li>Flow-id tags are 802.1ad VLAN ids {@link #FIRST_TAG}..{@link #LAST_TAG}; the ids above
- *       are drain markers, one per switch.</li>
+ *   <li>Flow-id tags are {@link #FIRST_TAG}..{@link #LAST_TAG}, carried on a PCIe link as an MPLS
+ *       label (see {@link FlowIdHeaders}); drain markers are 802.1ad VLAN ids from
+ *       {@link #MARKER_BASE}, one per switch.</li>
  *   <li>Group ids from {@link #PORT_GROUP_BASE} up are OneSwitch's: port groups, the flood group,
  *       then tag groups (one per tag on each sending switch); controllers cannot use them.</li>
  * </ul>
@@ -23,14 +24,15 @@ import org.uno.oneswitch.model.Action;
 public final class Layout {
     /** OneSwitch's own first table. */
     public static final int DISPATCH_TABLE = 0;
-    /** Dispatch priorities: tagged link arrivals, packets of virtual ports, anything else (dropped). */
+    /** Dispatch priorities: drain markers, packets of virtual ports, anything else (dropped). */
     public static final int TAG_PRIORITY = 300;
     public static final int PIPELINE_PRIORITY = 100;
     public static final int DROP_PRIORITY = 0;
-    /** The TPID of flow-id tags (802.1ad service tag). */
+    /** The TPID of drain markers (802.1ad service tag). */
     public static final int TAG_TPID = 0x88a8;
     public static final int FIRST_TAG = 1;
-    public static final int LAST_TAG = 4063;
+    /** Tags fill the 16 bits of the label above its four low bits (see {@code FlowIdHeaders.label}). */
+    public static final int LAST_TAG = 0xffff;
     /** Drain marker of switch number i (topology order) is this plus i. */
     public static final int MARKER_BASE = 4064;
     public static final int MAX_SWITCHES = 4094 - MARKER_BASE + 1;
@@ -77,7 +79,7 @@ public final class Layout {
      * The Ethertypes (as Open vSwitch sees them, after the VLAN headers it parses) whose packets
      * carry their flow id as an MPLS label pushed after their VLAN headers; a label's TC bits hold
      * the index here, so that the far side pops it back to that Ethertype. Packets of any other
-     * Ethertype carry it as an 802.1ad tag.
+     * Ethertype travel whole inside an MPLS label with TC {@link #ENCAP_CODE}.
      */
     public static final List<Integer> MPLS_ETHERTYPES = List.of(0x0800, 0x86dd, 0x0806, 0x8847, 0x8848, 0x8100,
             0x88a8);
@@ -85,8 +87,18 @@ public final class Layout {
     public static final long OXM_REG6 = 0x00010c04L;
     public static final long OXM_MPLS_LABEL = 0x80004404L;
     public static final long OXM_VLAN_VID = 0x80000c02L;
+    public static final long OXM_TUNNEL_ID = 0x80004c08L;
+    /** The TC of a label that carries a whole frame (encap(mpls)) rather than one pushed after its VLAN headers. */
+    public static final int ENCAP_CODE = 7;
     /** Dispatch priority of MPLS-labelled link arrivals: above the tags', so a tenant VLAN id never matters. */
     public static final int LABEL_PRIORITY = TAG_PRIORITY + 1;
+    /** Dispatch priority of a link's encapsulated arrivals, which are decapsulated and looked up again. */
+    public static final int ENCAP_PRIORITY = LABEL_PRIORITY + 1;
+    /**
+     * Dispatch priority of decapsulated arrivals, matched by the link and their label (kept in the
+     * tunnel id, which only a decapsulation sets on a link's packets).
+     */
+    public static final int DECAPPED_PRIORITY = ENCAP_PRIORITY + 1;
 
     /** The lowest group id OneSwitch reserves for itself. */
     public static final long FIRST_RESERVED_GROUP = PORT_GROUP_BASE;

@@ -35,6 +35,14 @@ import org.uno.oneswitch.plan.PhysicalRule;
 public final class PhysicalPlan {
     /** High 16 bits of every physical cookie OneSwitch allocates ("UN"), so strays are easy to see. */
     public static final long COOKIE_TAG = 0x554eL << 48;
+    /**
+     * High 16 bits of the cookies of sealed entries ("UO"): entries holding an action openflowj
+     * cannot read ({@link OvsEncapAction}). They differ from {@link #COOKIE_TAG} in
+     * {@link #SEALED_COOKIE_BIT}, by which a switch's flow dump leaves them out; they are written
+     * again whenever the switch connects.
+     */
+    public static final long SEALED_COOKIE_TAG = 0x554fL << 48;
+    public static final long SEALED_COOKIE_BIT = 1L << 48;
     private static final long COOKIE_MASK = (1L << 48) - 1;
 
     /** A planned entry's content (who holds it is in {@link #flowHolders}). */
@@ -331,10 +339,22 @@ public final class PhysicalPlan {
             flowHolders.dropRetired(key);
         }
         if (e == null || !e.instructions().equals(r.instructions()) || e.tag() != r.tag()) {
-            U64 cookie = e != null ? e.cookie() : old != null ? old.cookie() : U64.of(COOKIE_TAG | nextCookie++);
+            U64 cookie = e != null ? e.cookie() : old != null ? old.cookie()
+                    : U64.of((sealed(r.instructions()) ? SEALED_COOKIE_TAG : COOKIE_TAG) | nextCookie++);
             putFlow(key, new FlowEntry(r.instructions(), cookie, r.tag()));
         }
         flowHolders.add(key, owner, r.role());
+    }
+
+    /** True for instructions holding an action openflowj cannot read back. */
+    static boolean sealed(List<Instruction> instructions) {
+        for (Instruction i : instructions) {
+            if (i instanceof Instruction.ApplyActions a
+                    && a.actions().stream().anyMatch(x -> x instanceof Action.Other o && o.raw() instanceof OvsEncapAction)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void addGroup(PhysicalGroup g, Owner owner) throws TranslationConflictException {

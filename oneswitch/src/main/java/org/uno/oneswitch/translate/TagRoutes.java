@@ -16,6 +16,7 @@ import org.projectfloodlight.openflow.types.EthType;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.OFVlanVidMatch;
+import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
@@ -36,9 +37,9 @@ import org.uno.oneswitch.plan.PhysicalRule;
  * through (port groups, the flood group) and the entries that carry its packets to virtual ports
  * on other switches: on the sending switch a tag group that sends the packet with the flow id of
  * the port set over the PCIe link(s) toward them ({@link FlowIdHeaders}); on every switch on the
- * way a delivery entry per flow-id header in the dispatch table that matches the link port and the
- * flow id, forwards the packet on toward farther switches, takes the header off and outputs to its
- * own ports of the set.
+ * way a delivery entry per flow-id header (a pushed label, an encapsulated frame) in the dispatch
+ * table that matches the link port and the flow id, forwards the packet on toward farther switches,
+ * takes the header off and outputs to its own ports of the set.
  *
  * <p>The entries depend only on (switch, arrival link, port set), the port map and, for a
  * fast-failover bucket watching a port elsewhere, that port's liveness, so the same entries needed
@@ -47,7 +48,6 @@ import org.uno.oneswitch.plan.PhysicalRule;
  */
 final class TagRoutes {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
-    private static final Action POP_TAG = new Action.Other(OF13.actions().popVlan());
     private static final Action PUSH_TAG = new Action.Other(OF13.actions().pushVlan(EthType.of(Layout.TAG_TPID)));
 
     private final Topology topology;
@@ -161,25 +161,28 @@ final class TagRoutes {
             ForwardingTree.Node node = e.getValue();
             OFPort arrival = node.arrival().orElseThrow();
             List<Action> local = localOutputs(e.getKey(), remote);
-            delivery(e.getKey(), Layout.TAG_PRIORITY, tagged(arrival, tag), node, POP_TAG, local, tag);
-            delivery(e.getKey(), Layout.LABEL_PRIORITY, FlowIdHeaders.labelled(arrival, tag), node,
-                    FlowIdHeaders.popLabel(), local, tag);
+            List<Action> labelled = new ArrayList<>();
+            List<Action> decapsulated = new ArrayList<>();
+            for (OFPort link : node.copies()) {
+                labelled.add(Action.Output.to(link));
+                decapsulated.addAll(FlowIdHeaders.sendActions(tag, link));
+            }
+            if (!local.isEmpty()) {
+                labelled.add(FlowIdHeaders.popLabel());
+                labelled.addAll(local);
+                decapsulated.addAll(local);
+            }
+            delivery(e.getKey(), Layout.LABEL_PRIORITY, FlowIdHeaders.labelled(arrival, tag), labelled, tag);
+            delivery(e.getKey(), Layout.DECAPPED_PRIORITY, FlowIdHeaders.decapsulated(arrival, tag), decapsulated, tag);
         }
     }
 
     /**
-     * The delivery on {@code switchId} of packets matching {@code match} (the tag's or the label's
-     * arrival): forwarded unchanged toward farther switches, then {@code pop}ped and output to
-     * {@code local}.
+     * The delivery on {@code switchId} of packets matching {@code match}: a labelled arrival is
+     * forwarded unchanged toward farther switches, then popped and output to the switch's ports; a
+     * decapsulated one is sent on with its tag again (encapsulated anew), then output.
      */
-    private void delivery(String switchId, int priority, FlowMatch match, ForwardingTree.Node node, Action pop,
-                          List<Action> local, int tag) {
-        List<Action> actions = new ArrayList<>();
-        node.copies().forEach(link -> actions.add(Action.Output.to(link)));
-        if (!local.isEmpty()) {
-            actions.add(pop);
-            actions.addAll(local);
-        }
+    private void delivery(String switchId, int priority, FlowMatch match, List<Action> actions, int tag) {
         PhysicalRule d = new PhysicalRule(switchId, new RuleKey(Layout.DISPATCH_TABLE, priority, match),
                 List.of(new Instruction.ApplyActions(actions)), PhysicalRule.Role.DELIVERY, tag);
         deliveries.put(d.physicalKey(), d);
@@ -196,9 +199,13 @@ final class TagRoutes {
         return out.stream().<Action>map(n -> Action.Output.to(OFPort.of(n))).toList();
     }
 
-    /** The match of packets arriving on link port {@code link} with tag (or marker) {@code vid}. */
+    /**
+     * The match of drain markers {@code vid} arriving on link port {@code link}; a decapsulated
+     * tenant frame (tunnel id set) with that VLAN id is not one.
+     */
     static FlowMatch tagged(OFPort link, int vid) {
-        return FlowMatch.of(List.of(OF13.oxms().inPort(link), OF13.oxms().vlanVid(OFVlanVidMatch.ofVlan(vid))));
+        return FlowMatch.of(List.of(OF13.oxms().inPort(link), OF13.oxms().vlanVid(OFVlanVidMatch.ofVlan(vid)),
+                OF13.oxms().tunnelId(U64.ZERO)));
     }
 
     /** The action setting the outer VLAN id to {@code vid}. */

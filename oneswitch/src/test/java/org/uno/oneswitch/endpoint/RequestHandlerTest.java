@@ -72,8 +72,7 @@ class RequestHandlerTest {
         c.send(OF13.buildBarrierRequest().setXid(2).build());
         assertEquals(List.of(OFType.BARRIER_REPLY), c.received().stream().map(OFMessage::getType).toList());
         OFFlowMod hostRule = h.net.pipeline("host").get(0);
-        OFFlowMod snicRule = h.net.flows("snic0").stream().filter(f -> f.getMatch().isExact(MatchField.VLAN_VID))
-                .filter(f -> f.getPriority() == 300 && f.getMatch().get(MatchField.VLAN_VID).getVlan() < 4064)
+        OFFlowMod snicRule = h.net.flows("snic0").stream().filter(f -> f.getMatch().isExact(MatchField.MPLS_LABEL))
                 .findFirst().orElseThrow();
         assertEquals(OFPort.of(2), hostRule.getMatch().get(MatchField.IN_PORT));
         assertEquals(OFPort.of(1), snicRule.getMatch().get(MatchField.IN_PORT), "the delivery on the PCIe port");

@@ -51,8 +51,8 @@ class PhysicalPlanTest {
         assertEquals("""
                 ADD host group=4293918721 type=all bucket(set_field:0x00000001->reg6,set_field:0x00000001->reg5,resubmit(,252))
                 ADD host table=1,priority=10,in_port=2,eth_dst=02:00:00:00:02:00 actions=group:4293918721
-                ADD snic0 table=0,priority=300,in_port=1,vlan_vid=0x1001 actions=pop_vlan,output:2
                 ADD snic0 table=0,priority=301,in_port=1,eth_type=0x8847,mpls_label=0x00000010 actions=resubmit(,253),output:2
+                ADD snic0 table=0,priority=303,in_port=1,tunnel_id=0x0000000000000010 actions=output:2
                 """, Render.changes(add));
         assertTrue(add.inOrder().get(0) instanceof GroupChange, "the group comes before the entry that uses it");
         assertEquals(1, tags.size());
@@ -121,8 +121,8 @@ class PhysicalPlanTest {
         PlanDiff end = plan.replace(Map.of(Owner.retired(1), Translation.EMPTY));
         assertEquals("""
                 DELETE host group=4293918721 type=all bucket(set_field:0x00000001->reg6,set_field:0x00000001->reg5,resubmit(,252))
-                DELETE snic0 table=0,priority=300,in_port=1,vlan_vid=0x1001
                 DELETE snic0 table=0,priority=301,in_port=1,eth_type=0x8847,mpls_label=0x00000010
+                DELETE snic0 table=0,priority=303,in_port=1,tunnel_id=0x0000000000000010
                 """, Render.changes(end), "the real owner's entry on in_port=2 stays");
         assertEquals(1, tags.size());
         assertEquals(List.of(new Instruction.ApplyActions(List.of(new org.uno.oneswitch.model.Action.Group(
