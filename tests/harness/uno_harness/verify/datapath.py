@@ -26,6 +26,13 @@ class Unsupported(Exception):
 class Effects:
     outputs: list[tuple[int, bytes]] = dataclasses.field(default_factory=list)
     to_controller: list[bytes] = dataclasses.field(default_factory=list)
+    recirculated: bytes | None = None  # the packet as it recirculates (ofproto/trace does not follow it)
+
+
+@dataclasses.dataclass
+class _Packet:
+    data: bytearray
+    l3_type: int | None = None  # the Ethertype of a packet without its Ethernet header (pop_eth, add_mpls)
 
 
 def datapath_actions(trace: str) -> str:
@@ -57,14 +64,39 @@ def execute(actions: str, packet: bytes) -> Effects:
     effects = Effects()
     if actions == "drop":
         return effects
-    _run(split_top(actions), bytearray(packet), effects)
+    _run(split_top(actions), _Packet(bytearray(packet)), effects)
     return effects
 
 
-def _run(actions: list[str], pkt: bytearray, effects: Effects) -> None:
+def final_tun_id(trace: str) -> int:
+    """The tunnel id in the `Final flow:` of an ofproto/trace result (0 if none)."""
+    for line in trace.splitlines():
+        if line.startswith("Final flow:"):
+            m = re.search(r"\btun_id=(0x[0-9a-f]+|\d+)", line)
+            return int(m[1], 0) if m else 0
+    raise Unsupported(f"no final flow in trace:\n{trace}")
+
+
+def _run(actions: list[str], p: _Packet, effects: Effects) -> None:
+    pkt = p.data
     for a in actions:
-        if a.isdigit():
-            effects.outputs.append((int(a), bytes(pkt)))
+        if a.isdigit() or a.startswith("recirc("):
+            if p.l3_type is not None:
+                raise Unsupported(f"{a} of a packet without an Ethernet header")
+            if a.isdigit():
+                effects.outputs.append((int(a), bytes(pkt)))
+            else:
+                effects.recirculated = bytes(pkt)
+        elif a.startswith("add_mpls("):
+            _add_mpls(p, _args(a))
+        elif a.startswith("push_eth("):
+            _push_eth(p, _args(a))
+        elif a == "pop_eth":
+            _pop_eth(p)
+        elif p.l3_type is not None and a.startswith("pop_mpls("):
+            _decap_mpls(p, _args(a))
+        elif p.l3_type is not None and not a.startswith(("set(skb_", "clone(")):
+            raise Unsupported(f"{a} of a packet without an Ethernet header")
         elif a == "pop_vlan":
             _pop_vlan(pkt)
         elif a.startswith("push_vlan("):
@@ -78,7 +110,7 @@ def _run(actions: list[str], pkt: bytearray, effects: Effects) -> None:
         elif a.startswith("userspace(") and "controller(" in a:
             effects.to_controller.append(bytes(pkt))
         elif a.startswith("clone("):
-            _run(split_top(a[len("clone("):-1]), bytearray(pkt), effects)
+            _run(split_top(a[len("clone("):-1]), _Packet(bytearray(pkt), p.l3_type), effects)
         else:
             raise Unsupported(f"datapath action {a!r}")
 
@@ -151,6 +183,38 @@ def _pop_mpls(pkt: bytearray, args: dict[str, str]) -> None:
     if struct.unpack_from("!H", pkt, off)[0] not in (0x8847, 0x8848):
         raise Unsupported("pop_mpls on a frame without MPLS")
     pkt[off:off + 6] = struct.pack("!H", int(args["eth_type"], 0))
+
+
+# -- encap(mpls)/encap(ethernet) and decap (frames of other Ethertypes, carried whole) -----------
+
+def _add_mpls(p: _Packet, args: dict[str, str]) -> None:
+    if p.l3_type is not None:
+        raise Unsupported("add_mpls on a packet without an Ethernet header")
+    lse = (int(args["label"]) << 12) | (int(args["tc"]) << 9) | (int(args["bos"]) << 8) | int(args["ttl"])
+    p.data[0:0] = struct.pack("!I", lse)
+    p.l3_type = int(args["eth_type"], 0)
+
+
+def _push_eth(p: _Packet, args: dict[str, str]) -> None:
+    if p.l3_type is None:
+        raise Unsupported("push_eth on an Ethernet frame")
+    p.data[0:0] = _mac(args["dst"]) + _mac(args["src"]) + struct.pack("!H", p.l3_type)
+    p.l3_type = None
+
+
+def _pop_eth(p: _Packet) -> None:
+    if p.l3_type is not None or struct.unpack_from("!H", p.data, 12)[0] in VLAN_TPIDS:
+        raise Unsupported("pop_eth of a packet without an untagged Ethernet header")
+    p.l3_type = struct.unpack_from("!H", p.data, 12)[0]
+    del p.data[0:14]
+
+
+def _decap_mpls(p: _Packet, args: dict[str, str]) -> None:
+    """pop_mpls of a bare MPLS packet whose payload is an Ethernet frame (Ethertype 0x6558)."""
+    if p.l3_type not in (0x8847, 0x8848) or int(args["eth_type"], 0) != 0x6558:
+        raise Unsupported(f"pop_mpls({args}) of a bare packet of type {p.l3_type}")
+    del p.data[0:4]
+    p.l3_type = None
 
 
 # -- set(...) -----------------------------------------------------------------------------------
