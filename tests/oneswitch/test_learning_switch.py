@@ -76,13 +76,17 @@ def test_vm_and_ext_talk_through_oneswitch_with_learned_virtual_rules(oneswitch_
     to_wire = re.search(rf"table=1, .*priority=1,in_port={vm_port},dl_dst={ext['mac']} actions=group:(\d+)", host_flows)
     to_vm = re.search(rf"table=1, .*priority=1,in_port={wire_port},dl_dst={vm['mac']} actions=group:(\d+)", snic_flows)
     assert to_wire and to_vm, (host_flows, snic_flows)
-    tag_to_wire, tag_to_vm = int(to_wire[1]) & 0xfff, int(to_vm[1]) & 0xfff
-    # Each tag is delivered as an MPLS label (IPv4, ARP, ...; the tag times 16, past the reserved labels) and as an
-    # 802.1ad tag (other Ethertypes).
-    assert f"in_port={pcie_s},dl_vlan={tag_to_wire} actions=pop_vlan,output:{wire_port}" in snic_flows
+    tag_to_wire, tag_to_vm = int(to_wire[1]) & 0xffff, int(to_vm[1]) & 0xffff
+    # Each tag is delivered as an MPLS label pushed after the VLAN tags (IPv4, ARP, ...; the tag times 16, past the
+    # reserved labels), and, for other Ethertypes, as the label around the whole frame, which the dispatch table
+    # decapsulates into the tunnel id before the delivery.
     label = tag_to_wire << 4
     assert f"mpls,in_port={pcie_s},mpls_label={label} actions=resubmit(,253),output:{wire_port}" in snic_flows
-    assert f"in_port={pcie_h},dl_vlan={tag_to_vm} actions=pop_vlan,output:{vm_port}" in host_flows
+    assert f"tun_id={label:#x},in_port={pcie_s} actions=output:{wire_port}" in snic_flows
+    assert f"tun_id={tag_to_vm << 4:#x},in_port={pcie_h} actions=output:{vm_port}" in host_flows
+    assert re.search(rf"cookie=0x554f.*mpls,in_port={pcie_s},mpls_tc=7 actions=move:OXM_OF_MPLS_LABEL\[\]->"
+                     r"NXM_NX_TUN_ID\[0..19\],decap\(\),decap\(packet_type\(ns=0,type=0\)\),resubmit\(,0\)",
+                     snic_flows), snic_flows
     groups = ofctl(switch_target(stack.platform, "host"), "dump-groups").stdout
     assert f"set_field:{tag_to_wire:#x}->reg6,set_field:{pcie_h:#x}->reg5,resubmit(,252)" in groups, groups
     assert re.search(rf"table=252, .*ip,reg5={pcie_h:#x} actions=push_mpls:0x8847", host_flows), host_flows
