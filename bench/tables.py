@@ -92,13 +92,13 @@ def _soak(r: dict) -> str:
 
 
 def _flow_id(r: dict) -> str:
-    rows = [[kind, x["ethertype"], x["tags"], x["sent"], x["delivered"], x["ovs_cpu_us_per_frame"]]
+    rows = [[kind, x["ethertype"], x["tags"], x["sent"], x["delivered"], x["ovs_cpu_us_per_frame"], r["vs_label"][kind]]
             for kind, x in r["results"].items()]
-    head = ["frames", "Ethertype", "802.1Q tags", "sent", "delivered", "OVS CPU µs per frame"]
+    head = ["frames", "Ethertype", "802.1Q tags", "sent", "delivered", "OVS CPU µs per frame", "/ label"]
     return (f"## Flow id on the PCIe link (`oneswitch-flow-id.json`)\n\nOne crossing rule, {r['rate_pps']:,} frames/s "
-            f"for {r['seconds']:g} s each; CPU of both ovs-vswitchd per delivered frame. MPLS label / 802.1ad tag: "
-            f"{r['label_vs_tag']}; QinQ with the label / tag: {r['qinq_label_vs_tag']}.\n\n" + table(head, rows)
-            + "\n" + _when(r))
+            f"for {r['seconds']:g} s each; CPU of both ovs-vswitchd per delivered frame, and its ratio to IPv4 frames "
+            "with the label pushed after the Ethernet header. `encap`: the frame crosses whole inside the label and is "
+            "decapsulated (then looked up again) on the far side.\n\n" + table(head, rows) + "\n" + _when(r))
 
 
 def _footprint(r: dict) -> str:

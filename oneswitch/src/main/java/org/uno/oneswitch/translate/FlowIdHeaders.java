@@ -88,7 +88,8 @@ final class FlowIdHeaders {
     /**
      * The flow-id entries of switch {@code switchId} with PCIe links {@code links}: per link, in the
      * egress table an entry per coded Ethertype that pushes the label and one that encapsulates,
-     * and in the dispatch table one that decapsulates; per code, a pop entry.
+     * and in the dispatch table one that decapsulates; the entry of {@link Layout#CLEAR_TABLE};
+     * per code, a pop entry.
      */
     static List<PhysicalRule> tables(String switchId, List<OFPort> links) {
         List<PhysicalRule> out = new ArrayList<>();
@@ -106,12 +107,15 @@ final class FlowIdHeaders {
                         other(OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0)))),
                         other(moveTag()), Action.Output.to(link))));
             }
-            // In a clone: a delivery forwarding a decapsulated frame goes on with the frame as it was.
+            // In a clone, so that the actions after the tag group see the frame as it was (Open vSwitch cannot
+            // undo an encap when it rolls a group bucket back). Open vSwitch 3.1 executes a copy of the action set
+            // at the end of a clone: the clone empties it last (CLEAR_TABLE).
             out.add(rule(switchId, Layout.EGRESS_TABLE, 1, viaLink, List.of(other(OvsEncapAction.clone(List.of(
                     OvsEncapAction.encapMpls(),
                     OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE))),
                     OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0))),
-                    moveTag(), OvsEncapAction.encapEthernet(), OF13.actions().output(link, 0)))))));
+                    moveTag(), OvsEncapAction.encapEthernet(), OF13.actions().output(link, 0),
+                    OF13.actions().niciraResubmitTable(SAME_IN_PORT, (short) Layout.CLEAR_TABLE)))))));
             out.add(rule(switchId, Layout.DISPATCH_TABLE, Layout.ENCAP_PRIORITY, FlowMatch.of(List.of(
                     OF13.oxms().inPort(link), OF13.oxms().ethType(EthType.MPLS_UNICAST),
                     OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE)))), List.of(
@@ -120,6 +124,8 @@ final class FlowIdHeaders {
                     other(OvsEncapAction.decap()), other(OvsEncapAction.decapToEthernet()),
                     resubmit(Layout.DISPATCH_TABLE))));
         }
+        out.add(new PhysicalRule(switchId, new RuleKey(Layout.CLEAR_TABLE, 1, FlowMatch.ANY),
+                List.of(new Instruction.ClearActions()), PhysicalRule.Role.INFRASTRUCTURE, 0));
         for (int code = 0; code < Layout.MPLS_ETHERTYPES.size(); code++) {
             out.add(rule(switchId, Layout.POP_TABLE, 1, FlowMatch.of(List.of(
                     OF13.oxms().ethType(EthType.MPLS_UNICAST), OF13.oxms().mplsTc(U8.of((short) code)))), List.of(

@@ -71,6 +71,12 @@ public final class Layout {
      * flow-id header by Ethertype (see {@link Infrastructure}).
      */
     public static final int EGRESS_TABLE = 252;
+    /**
+     * A table whose one entry clears the action set: the egress table's clone of a frame it encapsulates
+     * resubmits here last, so that Open vSwitch does not execute the action set on the clone (see
+     * {@code FlowIdHeaders}).
+     */
+    public static final int CLEAR_TABLE = 251;
     /** The receiving switch's table that pops an MPLS flow-id label, by the Ethertype code in its TC bits. */
     public static final int POP_TABLE = 253;
     public static final MatchFields TAG_REGISTER = MatchFields.REG6;

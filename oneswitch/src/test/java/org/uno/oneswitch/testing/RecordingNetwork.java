@@ -102,7 +102,7 @@ public final class RecordingNetwork implements PhysicalNetwork {
     /** The flow entries of the virtual pipeline on {@code switchId} (OneSwitch's own tables left out). */
     public List<OFFlowMod> pipeline(String switchId) {
         return flows(switchId).stream().filter(f -> Layout.virtualTable(f.getTableId().getValue()) >= 0
-                && f.getTableId().getValue() < Layout.EGRESS_TABLE).toList();
+                && f.getTableId().getValue() < Layout.CLEAR_TABLE).toList();
     }
 
     /** Makes the entry with {@code cookie} report these counters. */
