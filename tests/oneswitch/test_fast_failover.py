@@ -31,14 +31,14 @@ def test_a_bucket_watching_a_port_on_the_snic_follows_its_link(oneswitch_stack):
           "bucket=watch_port:1,actions=output:IN_PORT")
     ofctl(stack.target, "add-flow", "priority=10,in_port=1,actions=group:1")
     revalidate(stack.platform)
-    assert "push_vlan" in host_actions(stack.platform, vm), "live: over the PCIe link, tagged for the wire"
+    assert "add_mpls" in host_actions(stack.platform, vm), "live: over the PCIe link, with the wire's flow id"
 
     link = ["ip", "-n", ext["netns"], "link", "set", ext["interfaces"][0]["ifname"]]
     subprocess.run([*link, "down"], check=True)
     try:
-        down = wait_for(lambda: (a := host_actions(stack.platform, vm)) and "push_vlan" not in a and a, 10,
+        down = wait_for(lambda: (a := host_actions(stack.platform, vm)) and "add_mpls" not in a and a, 10,
                         "the host's group to follow the wire's link")
         assert down != "drop", "the second bucket: back out of the VM's port"
     finally:
         subprocess.run([*link, "up"], check=True)
-    wait_for(lambda: "push_vlan" in host_actions(stack.platform, vm), 10, "the first bucket again")
+    wait_for(lambda: "add_mpls" in host_actions(stack.platform, vm), 10, "the first bucket again")

@@ -59,10 +59,10 @@ def test_ovs_ofctl_sees_one_switch_with_the_virtual_ports(oneswitch_stack):
     assert "port  2: rx pkts=" in port2 and "1 ports" in port2
 
     # Each bridge holds the translation: the VM's rule runs on the host (physical table 1) and sends the packet
-    # to the sNIC with a flow-id tag, which the sNIC's dispatch table (table 0) pops before the wire port.
+    # to the sNIC with a flow id, an MPLS label that the sNIC's dispatch table (table 0) pops before the wire port.
     assert any("table=1," in f and "in_port=" in f and "actions=group:" in f
                for f in flows(switch_target(stack.platform, "host")))
-    assert any("table=0," in f and "dl_vlan=" in f and "actions=pop_vlan,output:" in f
+    assert any("table=0," in f and "mpls_label=" in f and "actions=resubmit(,253),output:" in f
                for f in flows(switch_target(stack.platform, "snic0")))
 
     # mod-flows changes actions in place (counters kept), del-flows --strict removes one rule only.
@@ -82,9 +82,9 @@ def test_ovs_ofctl_sees_one_switch_with_the_virtual_ports(oneswitch_stack):
 
     ofctl(t, "del-flows")
     assert flows(t) == []
-    for sw in ("host", "snic0"):  # only OneSwitch's own tables (dispatch, egress, pop) are left, and no tag group
+    for sw in ("host", "snic0"):  # only OneSwitch's own tables (dispatch, clear, egress, pop) are left, no tag group
         left = flows(switch_target(stack.platform, sw))
-        assert left and all(re.search(r"table=(0|252|253),", f) for f in left), f"{sw} still has rules: {left}"
+        assert left and all(re.search(r"table=(0|251|252|253),", f) for f in left), f"{sw} still has rules: {left}"
         assert "group_id" not in ofctl(switch_target(stack.platform, sw), "dump-groups").stdout
 
 
