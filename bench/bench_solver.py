@@ -4,7 +4,8 @@
     10 sNIC cores per 9 Gbps, T swept from 10 to 100 Gbps. Writes solver_fig16.json and
     solver_fig16.png (host cores, sNIC cores, PCIe use against T).
 (b) The fast solver against plain CBC (PuLP's bundled CBC on the reference model, as shipped) on
-    the same service-chain-like and random graphs of 100, 500, 2,000 and 5,000 nodes, tight and
+    the same service-chain-like, random and realistic (`instances.realistic_graph`: tenants' chains,
+    shared NFs, 1-2 sNICs) graphs of 100, 500, 2,000 and 5,000 nodes, tight and
     loose T, three seeds each, all in this run. Writes solver.json with per-instance times and
     certified gaps, the root (LP) bound and how far below the best placement it is, and per-size
     medians and ratios. Every graph is also solved with the NF agent's 2 s limit (`fast_2s`),
@@ -32,13 +33,20 @@ from uno_solver import (  # noqa: E402
     solve,
 )
 from uno_solver.fast.solver import root_bound  # noqa: E402
-from uno_solver.instances import FIG16_SNIC_CORES, chain_graph, fig16_graph, random_graph  # noqa: E402
+from uno_solver.instances import (  # noqa: E402
+    FIG16_SNIC_CORES,
+    chain_graph,
+    fig16_graph,
+    random_graph,
+    realistic_graph,
+)
 from uno_solver.placement import Placement, report  # noqa: E402
 from uno_solver.problem import compile_graph  # noqa: E402
 
 SIZES = (100, 500, 2000, 5000)
 SEEDS = (0, 1, 2)
-FAMILIES: dict[str, Callable[[int, int, bool], Graph]] = {"chain": chain_graph, "random": random_graph}
+FAMILIES: dict[str, Callable[[int, int, bool], Graph]] = {"chain": chain_graph, "random": random_graph,
+                                                          "realistic": realistic_graph}
 EXACT_GAP = 1e-4          # "optimal", as MIP solvers (CPLEX, HiGHS) define it by default
 COARSE_GAP = 1e-2         # the 1% target for the large graphs
 COARSE_SIZES = (2000, 5000)

@@ -4,6 +4,8 @@
   wire port (north-south) or to another VM (east-west); some NFs are shared by two chains.
 - `random_graph`: sparse random graphs (1.5 edges per node) over the same NF catalogue.
 - `fig16_graph`: the UNO paper's §5.3 experiment (9 VMs, 18 DPI NFs, D = 36 sNIC cores).
+- `realistic_graph`: hosts shaped like data-center servers: tenants with chains of 1-5 NFs, NFs
+  shared between tenants, log-normal rates, 1 or 2 sNICs, CPU and memory, some NFs pinned.
 - `small_graph`: tiny random graphs exercising every feature, for brute-force cross-checks.
 Needs come from per-Gbps profiles (`NF_TYPES`), as the NF agent would give them. The objective of
 the chain and random graphs is the NFs' host CPU cores (memory only limits the sNIC); VMs are
@@ -99,26 +101,98 @@ def random_graph(n: int, seed: int, tight: bool) -> Graph:
     return _with_limits(nodes, rates, tight)
 
 
-def _with_limits(nodes: list[dict[str, Any]], rates: dict[tuple[str, str], float], tight: bool) -> Graph:
+def _with_limits(nodes: list[dict[str, Any]], rates: dict[tuple[str, str], float], tight: bool,
+                 snics: tuple[str, ...] | list[str] = ("snic0",), grid: float | None = None) -> Graph:
+    """The graph with, for every sNIC s, its PCIe limit between the load of the placement with every free
+    node on the host and the one with every free node on s (TIGHT_T or LOOSE_T of the way; with `grid`, raised
+    to half a grid step past a multiple of it), and its capacity: the needs of the nodes pinned to s and D_SHARE of
+    the sNIC needs of the free nodes, shared out among the sNICs."""
     doc = {
         "schema": SCHEMA_ID, "resources": ["cpu", "mem"],
-        "snics": [{"id": "snic0", "pcie_gbps": 0.0, "capacity": {"cpu": 0.0, "mem": 0.0}, "accel": ["crypto"]}],
+        "snics": [{"id": s, "pcie_gbps": 0.0, "capacity": {"cpu": 0.0, "mem": 0.0}, "accel": ["crypto"]}
+                  for s in snics],
         "nodes": nodes,
         "edges": [{"src": a, "dst": b, "gbps": round(g, 6)} for (a, b), g in rates.items()],
         "objective": {"host_weights": {"cpu": 1.0, "mem": 0.0}},
     }
     problem = compile_graph(Graph.from_dict(doc))
     free = problem.allowed.all(axis=1)
-    loads = []
-    for side in (0, 1):
-        loc = np.where(free, side, np.argmax(problem.allowed, axis=1))
-        loads.append(float(evaluate(problem, loc).pcie[0]))
-    lo, hi = min(loads), max(loads)
     share = TIGHT_T if tight else LOOSE_T
-    doc["snics"][0]["pcie_gbps"] = round(lo + share * (hi - lo), 6)
-    need = problem.snic_need[free, 0].sum(axis=0)
-    doc["snics"][0]["capacity"] = {r: round(D_SHARE[r] * float(need[i]), 6) for i, r in enumerate(problem.resources)}
+    pinned = np.argmax(problem.allowed, axis=1)
+    for s, snic in enumerate(doc["snics"]):
+        loads = [float(evaluate(problem, np.where(free, side, pinned)).pcie[s]) for side in (0, s + 1)]
+        lo, hi = min(loads), max(loads)
+        limit = lo + share * (hi - lo)
+        snic["pcie_gbps"] = round(limit, 6) if grid is None else round((np.ceil(limit / grid) + 0.5) * grid, 6)
+        need = problem.snic_need[free, s].sum(axis=0)
+        pinned_here = problem.snic_need[~free & problem.allowed[:, s + 1], s].sum(axis=0)
+        snic["capacity"] = {r: round(float(pinned_here[i]) + D_SHARE[r] * float(need[i]) / len(snics), 6)
+                            for i, r in enumerate(problem.resources)}
     return Graph.from_dict(doc)
+
+
+# Realistic hosts: the log-normal of a chain's forward rate (Gbps; median 0.5, a few chains of 5-10),
+# the share of a chain's hops that reuse a tenant-shared NF, and of NFs an operator pins.
+REALISTIC_RATE = (np.log(0.5), 1.0)
+REALISTIC_SHARED, REALISTIC_PINNED = 0.15, 0.05
+REALISTIC_GRID = 0.001
+
+
+def realistic_graph(n: int, seed: int, tight: bool) -> Graph:
+    """A host of n nodes (n >= 4) shaped like a data-center server: tenants (one VM each, some with two)
+    whose traffic runs through a chain of 1-5 catalogue NFs to a wire port or to another tenant's VM;
+    some hops go through an NF shared by several tenants (a shared firewall or load balancer); log-normal
+    rates; 1 or 2 sNICs (chosen by the seed), each with a wire port; CPU and memory limits on every sNIC;
+    a few NFs pinned by the operator to the host or an sNIC. The PCIe and sNIC limits are set as in
+    `chain_graph`, per sNIC."""
+    rng = np.random.default_rng(seed)
+    k = 1 + int(rng.random() < 0.5)
+    snics = [f"snic{s}" for s in range(k)]
+    nodes: list[dict[str, Any]] = [{"id": f"eth{s}", "kind": "port", "pin": snics[s]} for s in range(k)]
+    shared: dict[str, list[str]] = {}  # NF type -> shared NFs of that type
+    vms: list[str] = []
+    nfs = 0
+    rates: dict[tuple[str, str], float] = {}
+
+    def add_nf(kind: str) -> str:
+        nonlocal nfs
+        node = _nf_node(f"nf{nfs}", kind)
+        if rng.random() < REALISTIC_PINNED:
+            node["pin"] = str(rng.choice(["host"] + snics))
+        nodes.append(node)
+        nfs += 1
+        return node["id"]
+
+    while len(nodes) < n:
+        tenant_vms = [f"vm{len(vms) + i}" for i in range(1 + int(rng.random() < 0.2 and n - len(nodes) > 3))]
+        nodes += [{"id": vm, "kind": "vm"} for vm in tenant_vms]
+        vms += tenant_vms
+        hops: list[str] = []
+        for _ in range(min(int(rng.integers(1, 6)), n - len(nodes))):
+            kind = str(rng.choice(list(NF_TYPES)))
+            if shared.get(kind) and rng.random() < REALISTIC_SHARED:
+                nf = str(rng.choice(shared[kind]))
+                if nf in hops:
+                    continue
+            else:
+                nf = add_nf(kind)
+                if rng.random() < 0.2:
+                    shared.setdefault(kind, []).append(nf)
+            hops.append(nf)
+        others = [v for v in vms if v not in tenant_vms]
+        east_west = bool(others) and rng.random() < 0.3
+        dest = str(rng.choice(others)) if east_west else f"eth{int(rng.integers(k))}"
+        for vm in tenant_vms:
+            forward = float(rng.lognormal(*REALISTIC_RATE))
+            backward = forward * float(rng.uniform(0.1, 1.0))
+            path = [vm] + hops + [dest]
+            for a, b in zip(path, path[1:], strict=False):
+                rates[(a, b)] = rates.get((a, b), 0.0) + forward
+                rates[(b, a)] = rates.get((b, a), 0.0) + backward
+    # Rates and PCIe limits on a grid, the limits half a step off it: no placement's load ties a limit,
+    # where solvers with different feasibility tolerances could disagree.
+    rates = {e: round(g, 3) or REALISTIC_GRID for e, g in rates.items()}
+    return _with_limits(nodes[:n], rates, tight, snics, grid=REALISTIC_GRID)
 
 
 # §5.3 stand-in for Fig. 15 (not in the paper's text): every VM v has a north-south DPI between it
