@@ -49,19 +49,12 @@ def decap_packets(flows: str) -> int:
     return int(m[1])
 
 
-def test_crossing_frames_keep_their_tags_and_ethertype(oneswitch_stack, tmp_path):
-    stack = oneswitch_stack(controller=False, vms=1)
-    vm, ext = stack.platform.description["vms"][0], stack.platform.description["ext"]
-    ifname = ext["interfaces"][0]["ifname"]
-    # Virtual ports: 1 the VM (host), 2 the wire (snic0): every frame crosses the link.
-    ofctl(stack.target, "add-flow", "priority=10,in_port=1,actions=output:2")
-    revalidate(stack.platform)
-    snic = switch_target(stack.platform, "snic0")
-    decapsulated_before = decap_packets(ofctl(snic, "dump-flows").stdout)
-
+def send_and_capture(vm: dict, ext: dict, tmp_path) -> tuple[dict, dict]:
+    """Sends PER_KIND frames of each kind from the VM; returns what was sent and the tags of what reached the wire,
+    by kind."""
     pcap = tmp_path / "wire.pcap"
-    dump = subprocess.Popen(["ip", "netns", "exec", ext["netns"], "tcpdump", "-i", ifname, "-w", str(pcap), "-U",
-                             "--immediate-mode"], stderr=subprocess.PIPE, text=True)
+    dump = subprocess.Popen(["ip", "netns", "exec", ext["netns"], "tcpdump", "-i", ext["interfaces"][0]["ifname"],
+                             "-w", str(pcap), "-U", "--immediate-mode"], stderr=subprocess.PIPE, text=True)
     sent = {}
     try:
         assert "listening on" in dump.stderr.readline()
@@ -74,19 +67,57 @@ def test_crossing_frames_keep_their_tags_and_ethertype(oneswitch_stack, tmp_path
     finally:
         dump.terminate()
         dump.wait(timeout=10)
-
-    got = {}
+    got: dict = {}
     for frame in pcap_frames(pcap):
         if udp_seq.MAGIC in frame:
             tags, ethertype = headers(frame)
             got.setdefault((ethertype, len(tags)), []).append(tags)
     print({f"{e:#06x}/{n}": len(v) for (e, n), v in got.items()})
+    return sent, got
+
+
+def check_arrivals(sent: dict, got: dict) -> None:
     for ethertype, tags in KINDS:
         arrived = got.get((ethertype, tags), [])
         assert len(arrived) == sent[(ethertype, tags)] > 0, (ethertype, tags, sent, {k: len(v) for k, v in got.items()})
         # udp_seq's tags: 802.1Q, VLAN ids 10 and 11, priority 0
         assert all(t == [(0x8100, 10 + i) for i in range(tags)] for t in arrived), arrived[:3]
+
+
+def sealed_entries(target: str) -> list[str]:
+    return [f for f in ofctl(target, "dump-flows").stdout.splitlines() if "cookie=0x554f" in f]
+
+
+def content(entries: list[str]) -> list[str]:
+    """The entries without their cookies, ages and counters."""
+    return sorted(re.sub(r"(cookie|duration|n_packets|n_bytes)=[^ ]+ ", "", f) for f in entries)
+
+
+def test_crossing_frames_keep_their_tags_and_ethertype(oneswitch_stack, tmp_path):
+    stack = oneswitch_stack(controller=False, vms=1)
+    vm, ext = stack.platform.description["vms"][0], stack.platform.description["ext"]
+    # Virtual ports: 1 the VM (host), 2 the wire (snic0): every frame crosses the link.
+    ofctl(stack.target, "add-flow", "priority=10,in_port=1,actions=output:2")
+    revalidate(stack.platform)
+    snic = switch_target(stack.platform, "snic0")
+    decapsulated_before = decap_packets(ofctl(snic, "dump-flows").stdout)
+
+    sent, got = send_and_capture(vm, ext, tmp_path)
+    check_arrivals(sent, got)
     # The frames of 0x88b6 were encapsulated: the sNIC decapsulated each of them.
     encapsulated = sum(n for (ethertype, _), n in sent.items() if ethertype == 0x88b6)
     time.sleep(1.2)  # the userspace datapath pushes flow stats to the tables about once a second
     assert decap_packets(ofctl(snic, "dump-flows").stdout) - decapsulated_before == encapsulated
+
+    # Sealed entries (encap/decap, which OneSwitch never reads back): one egress and one decapsulating entry per
+    # link on each bridge, written again by a restarted OneSwitch in place (same keys, its own cookies).
+    hosts = [switch_target(stack.platform, sw) for sw in ("host", "snic0")]
+    before = [sealed_entries(t) for t in hosts]
+    assert [len(e) for e in before] == [2, 2], before
+    stack.restart(kill=True)
+    ofctl(stack.target, "add-flow", "priority=10,in_port=1,actions=output:2")
+    revalidate(stack.platform)
+    after = [sealed_entries(t) for t in hosts]
+    assert [content(e) for e in after] == [content(e) for e in before], after
+    sent, got = send_and_capture(vm, ext, tmp_path)
+    check_arrivals(sent, got)
