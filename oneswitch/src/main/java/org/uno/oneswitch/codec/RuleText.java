@@ -76,8 +76,6 @@ public final class RuleText {
             return "reg6";
         } else if (header == Layout.OXM_MPLS_LABEL) {
             return "mpls_label";
-        } else if (header == Layout.OXM_VLAN_VID) {
-            return "vlan_vid";
         } else if (header == Layout.OXM_TUNNEL_ID) {
             return "tunnel_id";
         }

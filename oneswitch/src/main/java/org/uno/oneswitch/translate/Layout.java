@@ -89,14 +89,13 @@ public final class Layout {
      */
     public static final List<Integer> MPLS_ETHERTYPES = List.of(0x0800, 0x86dd, 0x0806, 0x8847, 0x8848, 0x8100,
             0x88a8);
-    /** OXM headers of the fields the flow-id headers' Nicira move actions copy between (NXM_NX_REG6, ...). */
+    /** OXM headers of the fields the flow-id entries' Nicira move actions copy between (NXM_NX_REG6, ...). */
     public static final long OXM_REG6 = 0x00010c04L;
     public static final long OXM_MPLS_LABEL = 0x80004404L;
-    public static final long OXM_VLAN_VID = 0x80000c02L;
     public static final long OXM_TUNNEL_ID = 0x80004c08L;
     /** The TC of a label that carries a whole frame (encap(mpls)) rather than one pushed after its VLAN headers. */
     public static final int ENCAP_CODE = 7;
-    /** Dispatch priority of MPLS-labelled link arrivals: above the tags', so a tenant VLAN id never matters. */
+    /** Dispatch priority of MPLS-labelled link arrivals: above the drain markers', so a tenant VLAN id never matters. */
     public static final int LABEL_PRIORITY = TAG_PRIORITY + 1;
     /** Dispatch priority of a link's encapsulated arrivals, which are decapsulated and looked up again. */
     public static final int ENCAP_PRIORITY = LABEL_PRIORITY + 1;
