@@ -34,6 +34,7 @@ HOG_FLOWS = 1000
 REPEAT = 6
 PPS = 5000
 PREFIX = "bmig-"
+AFTER_RELEASE_S = 0.2
 
 
 def _setup(workdir: pathlib.Path):
@@ -90,6 +91,16 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
     old_path = [lat - baseline for t, lat in held if t < switch_at]
     new_path = [lat - baseline for t, lat in held if t >= switch_at]
     added = old_path + new_path
+    # Where the slowest packets are: sent before OneSwitch's switch stage (its add stage), during it, after it
+    # (these may wait in the new NF until the release), and in the AFTER_RELEASE_S after the release (the old
+    # NF and its port go), which the added latency above leaves out.
+    switched = switch_at + stages.get("switch", 0.0)
+    bounds = {"before_switch": (report["held_from"], switch_at), "switch": (switch_at, switched),
+              "held": (switched, report["held_until"]),
+              "after_release": (report["held_until"], report["held_until"] + AFTER_RELEASE_S)}
+    slowest = {f"slowest_{phase}_ms": _max_ms([lat - baseline for t, lat in zip(sent, run.result["latencies"],
+                                                                                strict=True) if lo <= t < hi])
+               for phase, (lo, hi) in bounds.items()}
     return {
         "direction": f"{report['source']}->{report['target']}",
         "flows": report["flows"], "state_bytes": report["state_bytes"],
@@ -104,7 +115,7 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
         "added_latency_mean_ms": _mean_ms(added), "added_latency_p90_ms": _p90_ms(added),
         "added_latency_max_ms": _max_ms(added),
         "old_path_added_mean_ms": _mean_ms(old_path), "new_path_added_mean_ms": _mean_ms(new_path),
-        "new_path_packets": len(new_path),
+        "new_path_packets": len(new_path), **slowest,
         "lost": run.lost, "duplicates": run.result["duplicates"], "reordered": run.result["reordered"],
     }
 

@@ -147,7 +147,13 @@ def _migration(r: dict) -> str:
             "its mean, 90th percentile and maximum in each migration (medians), and the worst maximum.\n\n"
             + table(["flows", "state bytes", "serialise", "transfer", "deserialise", "total", "switch to release",
                      "added latency, mean", "p90", "slowest packet (median)", "slowest packet (worst)",
-                     "lost / dup / reordered"], rows))
+                     "lost / dup / reordered"], rows)
+            + "\nThe slowest packet by when it was sent (medians over the migrations; milliseconds): during "
+            "OneSwitch's add stage, during its switch stage, after the switch (these may wait in the new NF until "
+            "the release), and in the 200 ms after the release (the old NF and its port go).\n\n"
+            + table(["flows", "add stage", "switch stage", "held by the new NF", "after the release"],
+                    [[label, p["slowest_before_switch_ms"], p["slowest_switch_ms"], p["slowest_held_ms"],
+                      p["slowest_after_release_ms"]] for label, p in points if "slowest_held_ms" in p]))
 
 
 def _solver(r: dict) -> str:
