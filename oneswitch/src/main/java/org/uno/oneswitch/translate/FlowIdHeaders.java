@@ -115,7 +115,7 @@ final class FlowIdHeaders {
                     OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE))),
                     OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0))),
                     moveTag(), OvsEncapAction.encapEthernet(), OF13.actions().output(link, 0),
-                    OF13.actions().niciraResubmitTable(SAME_IN_PORT, (short) Layout.CLEAR_TABLE)))))));
+                    resubmitTo(Layout.CLEAR_TABLE)))))));
             out.add(rule(switchId, Layout.DISPATCH_TABLE, Layout.ENCAP_PRIORITY, FlowMatch.of(List.of(
                     OF13.oxms().inPort(link), OF13.oxms().ethType(EthType.MPLS_UNICAST),
                     OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE)))), List.of(
@@ -146,7 +146,11 @@ final class FlowIdHeaders {
     }
 
     private static Action resubmit(int table) {
-        return other(OF13.actions().niciraResubmitTable(SAME_IN_PORT, (short) table));
+        return other(resubmitTo(table));
+    }
+
+    private static OFAction resubmitTo(int table) {
+        return OF13.actions().niciraResubmitTable(SAME_IN_PORT, (short) table);
     }
 
     private static Action other(OFAction a) {

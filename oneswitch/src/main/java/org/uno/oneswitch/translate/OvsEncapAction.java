@@ -2,7 +2,6 @@ package org.uno.oneswitch.translate;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Collectors;
 
 import com.google.common.hash.PrimitiveSink;
 
@@ -69,8 +68,8 @@ public final class OvsEncapAction implements OFActionExperimenter {
         ByteBuf b = header(CLONE, 16 + body.length);
         b.writeZero(6);
         b.writeBytes(body);
-        String text = "clone(" + actions.stream().map(OvsEncapAction::describe).collect(Collectors.joining(",")) + ")";
-        return new OvsEncapAction(text, toArray(b), List.copyOf(actions));
+        // its text is the name only: RuleText renders the nested actions as it renders any others
+        return new OvsEncapAction("clone", toArray(b), List.copyOf(actions));
     }
 
     /** The actions a {@link #clone} runs (empty for the others). */
@@ -78,13 +77,9 @@ public final class OvsEncapAction implements OFActionExperimenter {
         return nested;
     }
 
-    /** As ovs-ofctl writes it. */
+    /** As ovs-ofctl writes it (a clone: its name only; see {@link #nested}). */
     public String text() {
         return text;
-    }
-
-    private static String describe(OFAction a) {
-        return a instanceof OvsEncapAction e ? e.text : a.toString();
     }
 
     private static OvsEncapAction fixed(String text, int subtype, int packetType) {
