@@ -93,6 +93,8 @@ class MigrationReport:
     hold_packets: int = 0              # the new NF's hold, sized from the old NF's measured rate
     rollback_reason: str | None = None
     rolled_back: bool = False
+    bound_exceeded: bool = False       # rolled back because a hold passed its bound (a starved host, not a
+    # fault): the NF is where it was, nothing lost, and the orchestrator may try again later
     held_from: float | None = None     # wall-clock time the remap started (packets may reach the new NF)
     held_until: float | None = None    # ... and of the new NF's release
     remap_stages: dict[str, float] = dataclasses.field(default_factory=dict)  # OneSwitch's own stage times:
@@ -204,6 +206,7 @@ class Migrator:
         except (AgentError, NfControlError, OSError) as exc:
             run.report.rolled_back = True
             run.report.rollback_reason = f"step '{run.step}': {exc}"
+            run.report.bound_exceeded = isinstance(exc, HoldBoundExceeded)
             self.reports.append(run.report)
             error = MigrationError(f"migration of {server.name} to {target} failed at step "
                                    f"'{run.step}': {exc}; it stays on {run.report.source}")

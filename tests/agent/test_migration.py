@@ -17,6 +17,9 @@ pytestmark = pytest.mark.platform
 
 FLOWS, PPS = 1000, 10000
 SPORT = 20000
+# A migration whose hold passes its bound rolls back, losing nothing (a starved host: CI's busy machine once
+# stalled OneSwitch's switch stage for 657 ms), and is tried again; past this many, the test fails.
+MAX_BOUND_ROLLBACKS = 3
 
 
 def monitor_chain(stack):
@@ -36,6 +39,19 @@ def migrate(stack, server: dict, to: str) -> dict:
     return stack.migrate(server["id"], to)
 
 
+def migrate_until_moved(stack, server: dict, to: str, rollbacks: list[dict]) -> dict:
+    """`migrate`, tried again after a rollback for a hold past its bound (appended to `rollbacks`); any other
+    failure, or more than MAX_BOUND_ROLLBACKS of them, fails the test."""
+    while True:
+        moved = migrate(stack, server, to)
+        if moved["OS-EXT-SRV-ATTR:hypervisor_hostname"] == to:
+            return moved
+        report = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-1]
+        assert report["rolled_back"] and report["bound_exceeded"], moved.get("fault")
+        rollbacks.append(report)
+        assert len(rollbacks) <= MAX_BOUND_ROLLBACKS, [r["rollback_reason"] for r in rollbacks]
+
+
 def lost_where(stack, result: dict) -> str:
     """What a failed zero-loss assertion prints: which packets went missing, where the platform and the NFs
     counted drops, and how long each migration held packets."""
@@ -53,18 +69,19 @@ def lost_where(stack, result: dict) -> str:
 def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack):
     stack = uno_stack(snic_cores=1.0, pcie_gbps=1.0, vms=0, wire_ports=1)
     vm, mon, source, sink_ip = monitor_chain(stack)
-    sides = []
+    sides, rollbacks = [], []
     with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=FLOWS, pps=PPS,
                      seconds=12, sport=SPORT) as run:
         time.sleep(1.0)
         for _ in range(10):
             for side in ("host", "snic0"):
-                moved = migrate(stack, mon, side)
+                moved = migrate_until_moved(stack, mon, side, rollbacks)
                 sides.append(moved["OS-EXT-SRV-ATTR:hypervisor_hostname"])
                 time.sleep(0.1)
     assert sides == ["host", "snic0"] * 10
     # each report says where the remap's time went, in OneSwitch's own stages
-    reports = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-20:]
+    reports = [r for r in stack.api("GET", "/v2.1/uno/migrations")["migrations"] if not r["rolled_back"]][-20:]
+    assert len(reports) == 20
     assert all(set(r["remap_stages"]) == {"add", "switch", "drain"} for r in reports)
     assert all(0 < sum(r["remap_stages"].values()) <= r["timings"]["remap"] for r in reports)
     result = run.result
