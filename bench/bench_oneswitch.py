@@ -137,10 +137,14 @@ def flow_mod_client(target: str, mode: str, count: int, in_port: int | str, out_
     return run
 
 
+# OneSwitch's own tables on a bridge (translate/Layout: dispatch, clear, egress, pop), which no virtual rule empties
+FIXED_TABLES = ("table=0,", "table=251,", "table=252,", "table=253,")
+
+
 def clear_rules(target: str, bridges: list[str]) -> None:
     ofctl(target, "del-flows")
-    for t in bridges:  # the bridges hold only OneSwitch's dispatch table again before the next run
-        wait_for(lambda t=t: not any("table=0," not in f and "n_packets" in f
+    for t in bridges:  # the bridges hold only OneSwitch's fixed tables again before the next run
+        wait_for(lambda t=t: not any("n_packets" in f and not any(fixed in f for fixed in FIXED_TABLES)
                                      for f in ofctl(t, "dump-flows").stdout.splitlines()), 60, f"{t} to empty")
 
 
