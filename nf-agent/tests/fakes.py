@@ -196,6 +196,7 @@ class FakeLauncher:
     stopped: list[str] = dataclasses.field(default_factory=list)
     published: dict[str, str] = dataclasses.field(default_factory=dict)
     stuck_ports: set[tuple[str, str]] = dataclasses.field(default_factory=set)  # their switch never reads them
+    kept_ports: set[tuple[str, str]] = dataclasses.field(default_factory=set)   # stopped with keep_port, not removed
 
     def start_nf(self, instance_id: str, binary: str, side: str, port: str, config_text: str | None, *,
                  hold_packets: int | None = None) -> Instance:
@@ -208,12 +209,17 @@ class FakeLauncher:
         return Instance(pid=None, pid_start=None, port=port, control=control)
 
     def stop(self, instance_id: str, kind: str, side: str | None, port: str | None, pid: int | None,
-             pid_start: int | None) -> None:
+             pid_start: int | None, *, keep_port: bool = False) -> None:
         self.stopped.append(instance_id)
         nf = self.controls.get(f"fake:{instance_id}")
         if nf is not None:
             nf.alive = False
         self.traffic.nfs.pop((side, port), None)
+        if side and port:
+            (self.kept_ports.add if keep_port else self.kept_ports.discard)((side, port))
+
+    def remove_port(self, side: str, port: str) -> None:
+        self.kept_ports.discard((side, port))
 
     def switch_backlog(self, side: str, port: str) -> int:
         """A slow switch reads the port when asked (between two looks); a stuck one never does."""

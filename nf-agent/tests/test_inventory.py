@@ -40,3 +40,23 @@ def test_unknown_fields_and_servers_are_errors(tmp_path):
     assert inv.get("nope") is None
     inv.delete("s1")
     assert inv.list() == []
+
+
+def test_a_version_1_inventory_is_upgraded_in_place_keeping_its_servers(tmp_path):
+    import sqlite3
+
+    from uno_agent import inventory
+    db = sqlite3.connect(tmp_path / "inv.db", isolation_level=None)
+    columns = {k: v for k, v in inventory._COLUMNS.items() if k != "spare"}   # version 1 had no spare ports
+    db.execute(f"CREATE TABLE servers ({', '.join(f'{k} {v}' for k, v in columns.items())})")
+    db.execute("PRAGMA user_version=1")
+    db.execute("INSERT INTO servers (id, name, flavor, kind, status, config, created_at) "
+               "VALUES ('s1', 'mon', 'monitor', 'nf', 'ACTIVE', '{}', 1.0)")
+    db.close()
+    inv = Inventory(tmp_path / "inv.db")
+    assert inv.get("s1").spare is None and inv.get("s1").status == "ACTIVE"
+    inv.update("s1", spare={"side": "host", "port": "uno-n0"})
+    inv.close()
+    assert Inventory(tmp_path / "inv.db").get("s1").spare == {"side": "host", "port": "uno-n0"}
+    version = sqlite3.connect(tmp_path / "inv.db").execute("PRAGMA user_version").fetchone()[0]
+    assert version == inventory.SCHEMA_VERSION == 2

@@ -28,6 +28,34 @@ def test_a_migration_processes_every_packet_once_and_in_order(world):
     world.assert_lossless_and_running("host")
 
 
+def test_the_port_an_nf_leaves_is_kept_for_its_return_and_reused_then(world):
+    """No bridge port is added or removed on a round trip after the first move: each stalls the datapath."""
+    migrator = world.migrator()
+    migrator.migrate(world.server, MONITOR, "snic0")
+    first = world.server.port
+    assert world.server.spare == {"side": "host", "port": "nfh0"}
+    assert world.launcher.kept_ports == {("host", "nfh0")}
+    migrator.migrate(world.server, MONITOR, "host")
+    world.assert_lossless_and_running("host")
+    assert world.server.port == "nfh0" and world.server.spare == {"side": "snic0", "port": first}
+    migrator.migrate(world.server, MONITOR, "snic0")
+    world.assert_lossless_and_running("snic0")
+    assert world.server.port == first and world.launcher.kept_ports == {("host", "nfh0"), ("snic0", first)}
+
+
+def test_a_rolled_back_return_keeps_the_spare_port_and_a_third_side_replaces_it(world):
+    migrator = world.migrator()
+    migrator.migrate(world.server, MONITOR, "snic0")
+    spare = world.server.spare
+    with pytest.raises(MigrationError, match="failed at step 'state'"):
+        world.migrator({"state": "corrupt-state"}).migrate(world.server, MONITOR, "host")
+    world.assert_lossless_and_running("snic0")
+    assert world.server.spare == spare and ("host", "nfh0") in world.launcher.kept_ports
+    migrator.migrate(world.server, MONITOR, "snic1")   # one spare per server: the host's goes
+    world.assert_lossless_and_running("snic1")
+    assert world.server.spare["side"] == "snic0" and ("host", "nfh0") not in world.launcher.kept_ports
+
+
 @pytest.mark.parametrize("step", ["drain", "quiesce", "state", "release"])
 def test_stragglers_reaching_the_old_nf_late_go_ahead_of_what_the_new_one_held(world, step):
     """Packets sent to the old NF before the switch-over may reach it while the migration goes on (before

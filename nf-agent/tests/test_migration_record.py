@@ -28,9 +28,9 @@ class Transitions(MigrationRecord):
         self.seen.append(f"journal {changes['step']}" if "step" in changes else "journal new NF")
         return super().journal(server_id, **changes)
 
-    def moved(self, server_id, j, at):
+    def moved(self, server_id, j, at, spare):
         self.seen.append("moved")
-        return super().moved(server_id, j, at)
+        return super().moved(server_id, j, at, spare)
 
     def stayed(self, server_id, fault=None):
         self.seen.append("stayed" if fault is None else "stayed with fault")

@@ -15,7 +15,9 @@ from typing import Any
 
 from uno_agent.errors import Unavailable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# What each older schema lacks, added in place at the start (version 1: no spare ports)
+_UPGRADES = {1: "ALTER TABLE servers ADD COLUMN spare TEXT"}
 STATUSES = ("BUILD", "ACTIVE", "MIGRATING", "DELETING", "ERROR")
 
 _COLUMNS = {
@@ -40,6 +42,7 @@ _COLUMNS = {
     "created_at": "REAL NOT NULL",
     "moved_at": "REAL",
     "fault": "TEXT",
+    "spare": "TEXT",
 }
 
 
@@ -68,6 +71,9 @@ class Server:
     mac: str | None = None
     moved_at: float | None = None
     fault: str | None = None
+    # {"side", "port"}: the NF's port on the side it left, kept plugged for its return (a migration back
+    # reuses it: no bridge port is added or deleted while traffic flows)
+    spare: dict | None = None
 
 
 class InventoryError(Unavailable):
@@ -90,6 +96,12 @@ class Inventory:
                 self._db.execute(f"CREATE TABLE IF NOT EXISTS servers ({columns})")
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 version = SCHEMA_VERSION
+            while version in _UPGRADES:  # each upgrade and its version in one transaction
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.execute(_UPGRADES[version])
+                    self._db.execute(f"PRAGMA user_version={version + 1}")
+                version += 1
         except (OSError, sqlite3.Error) as exc:
             raise InventoryError(f"inventory {path} cannot be opened for writing: {exc}") from None
         if version != SCHEMA_VERSION:
@@ -143,14 +155,19 @@ class Inventory:
         self._write("DELETE FROM servers WHERE id = ?", [server_id])
 
 
+_JSON_OPTIONAL = ("migration", "spare")
+
+
 def _to_row(server: Server) -> dict:
     row = dataclasses.asdict(server)
     row["config"] = json.dumps(row["config"], sort_keys=True)
-    row["migration"] = None if row["migration"] is None else json.dumps(row["migration"], sort_keys=True)
+    for key in _JSON_OPTIONAL:
+        row[key] = None if row[key] is None else json.dumps(row[key], sort_keys=True)
     return row
 
 
 def _from_row(row: dict) -> Server:
     row["config"] = json.loads(row["config"])
-    row["migration"] = None if row["migration"] is None else json.loads(row["migration"])
+    for key in _JSON_OPTIONAL:
+        row[key] = None if row[key] is None else json.loads(row[key])
     return Server(**row)

@@ -68,8 +68,13 @@ class Launcher(abc.ABC):
 
     @abc.abstractmethod
     def stop(self, instance_id: str, kind: str, side: str | None, port: str | None,
-             pid: int | None, pid_start: int | None) -> None:
-        """Stop the instance and remove its port; whatever is already gone is fine."""
+             pid: int | None, pid_start: int | None, *, keep_port: bool = False) -> None:
+        """Stop the instance and remove its port (unless `keep_port`: an NF's spare, see `Server.spare`);
+        whatever is already gone is fine."""
+
+    def remove_port(self, side: str, port: str) -> None:
+        """Remove an NF port no instance uses (a spare no longer kept); an absent one is fine."""
+        platform_call(self.platform.remove_port, side, port)
 
     @abc.abstractmethod
     def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
@@ -165,7 +170,7 @@ class ProcessLauncher(Launcher):
                 proc.wait()
                 raise
         except BaseException:
-            platform_call(self.platform.remove_port, side, port)
+            self.remove_port(side, port)
             raise
         log.info("started NF %s (%s) on %s as pid %d", instance_id, binary, side, proc.pid)
         return Instance(pid=proc.pid, pid_start=started, port=port,
@@ -177,15 +182,15 @@ class ProcessLauncher(Launcher):
                         mac=vm["mac"])
 
     def stop(self, instance_id: str, kind: str, side: str | None, port: str | None,
-             pid: int | None, pid_start: int | None) -> None:
+             pid: int | None, pid_start: int | None, *, keep_port: bool = False) -> None:
         if kind == "vm":
             if port:
                 platform_call(self.platform.remove_vm, vm_index(port))
             return
         if pid is not None:
             system.stop_process(pid, pid_start)
-        if side and port:
-            platform_call(self.platform.remove_port, side, port)
+        if side and port and not keep_port:
+            self.remove_port(side, port)
 
     def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
               netns: str | None) -> bool:

@@ -87,10 +87,11 @@ class LibvirtLauncher(Launcher):
         return Instance(pid=pid, pid_start=system.start_time(pid), port=port, ip=ip, mac=mac)
 
     def stop(self, instance_id: str, kind: str, side: str | None, port: str | None,
-             pid: int | None, pid_start: int | None) -> None:
+             pid: int | None, pid_start: int | None, *, keep_port: bool = False) -> None:
+        # a domain's tap interface goes with the domain: there is no port to keep
         self._virsh("destroy", self.domain_name(instance_id), check=False)
         if side and port:
-            platform_call(self.platform.remove_port, side, port)
+            self.remove_port(side, port)
 
     def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
               netns: str | None) -> bool:

@@ -109,6 +109,11 @@ class MigrationReport:
         return {**dataclasses.asdict(self), "held_window_s": self.held_window_s}
 
 
+def _reused(journal: Journal) -> dict:
+    """The spare a migration reuses when the server has one on its target side (see `begin`)."""
+    return {"side": journal.target, "port": journal.new_port}
+
+
 class HoldBoundExceeded(Conflict):
     """The new NF has held packets too long, or its hold is half full: roll back before anything is lost."""
 
@@ -193,7 +198,9 @@ class Migrator:
     def begin(self, server: Server, target: str) -> Server:
         """Journals a migration of `server` to `target` (the server is MIGRATING from now on, and a
         restarted agent finishes or undoes it); `run` carries it out."""
-        journal = Journal(target=target, new_port=self.free_port(), new_id=f"{server.id}-{int(self.clock() * 1000)}")
+        spare = server.spare if server.spare and server.spare["side"] == target else None
+        journal = Journal(target=target, new_port=spare["port"] if spare else self.free_port(),
+                          new_id=f"{server.id}-{int(self.clock() * 1000)}")
         return self.record.begin(server.id, journal)
 
     def run(self, server: Server, flavor: Flavor) -> Server:
@@ -344,11 +351,20 @@ class Migrator:
         return self._drain(old, quiet_s, new.inject)
 
     def _retire(self, server: Server) -> Server:
+        """The old NF stops; its port stays plugged as the server's spare, for its return (removing a port
+        stalls a userspace datapath's forwarding for milliseconds). One spare per server: one it had on a third
+        side goes."""
         journal = Journal.of(server.migration)
         self.launcher.publish(server.id, journal.new_control)
-        self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start)
+        self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start,
+                           keep_port=True)
         self.launcher.forget(server.instance)
-        return self.record.moved(server.id, journal, at=self.clock())
+        spare = {"side": server.side, "port": server.port}
+        replaced = server.spare if server.spare not in (None, spare, _reused(journal)) else None
+        moved = self.record.moved(server.id, journal, at=self.clock(), spare=spare)
+        if replaced is not None:
+            self.launcher.remove_port(replaced["side"], replaced["port"])
+        return moved
 
     def _roll_back(self, server: Server, old: NfControl, new: NfControl | None, fault: str | None = None) -> None:
         """Put the NF back on its old side, forwarding, with every packet processed once and in order.
@@ -380,7 +396,7 @@ class Migrator:
         except (NfControlError, OSError) as exc:
             log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
         self.launcher.stop(journal.new_id, "nf", journal.target, journal.new_port, journal.new_pid,
-                           journal.new_pid_start)
+                           journal.new_pid_start, keep_port=server.spare == _reused(journal))
         self.launcher.forget(journal.new_id)
         self.record.stayed(server.id, fault)
 

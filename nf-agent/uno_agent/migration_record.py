@@ -28,12 +28,13 @@ class MigrationRecord:
         current = Journal.of(self.get(server_id).migration)
         return self._inventory.update(server_id, migration=dataclasses.replace(current, **changes).to_record())
 
-    def moved(self, server_id: str, j: Journal, at: float) -> Server:
-        """The new instance journal `j` names is the server's now, on the target side."""
+    def moved(self, server_id: str, j: Journal, at: float, spare: dict) -> Server:
+        """The new instance journal `j` names is the server's now, on the target side; `spare` is the port it
+        left, kept plugged."""
         return self._inventory.update(
             server_id, status="ACTIVE", side=j.target, port=j.new_port, instance=j.new_id, pid=j.new_pid,
             pid_start=j.new_pid_start, control=j.new_control, netns=j.new_netns, moved_at=at, migration=None,
-            fault=None)
+            fault=None, spare=spare)
 
     def stayed(self, server_id: str, fault: str | None = None) -> Server:
         """The migration is over and the server runs where it was; `fault` says why, if it failed."""

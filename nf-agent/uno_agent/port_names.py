@@ -1,5 +1,5 @@
-"""Names for the NFs' switch ports, free in the inventory: neither a server's port nor the new port a
-journalled migration reserved. One function over the store, so that the service (creating NFs) and the
+"""Names for the NFs' switch ports, free in the inventory: neither a server's port or spare port nor the new
+port a journalled migration reserved. One function over the store, so that the service (creating NFs) and the
 migrator (moving them) need not ask each other."""
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ MAX_NF_PORTS = 1000
 
 
 def free_nf_port(inventory: Inventory, prefix: str) -> str:
-    """The first `<prefix>n<k>` no server and no migration under way uses."""
+    """The first `<prefix>n<k>` no server, spare port and migration under way uses."""
     servers = inventory.list()
-    taken = {s.port for s in servers if s.port} | {Journal.of(s.migration).new_port for s in servers if s.migration}
+    taken = ({s.port for s in servers if s.port} | {Journal.of(s.migration).new_port for s in servers if s.migration}
+             | {s.spare["port"] for s in servers if s.spare})
     for k in range(MAX_NF_PORTS):
         name = f"{prefix}n{k}"
         if name not in taken:

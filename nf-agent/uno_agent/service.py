@@ -175,6 +175,8 @@ class AgentService:
         if server.instance is not None:
             self.launcher.stop(server.instance, server.kind, server.side, server.port, server.pid,
                                server.pid_start)
+        if server.spare is not None:
+            self.launcher.remove_port(server.spare["side"], server.spare["port"])
 
     # -- migration and placement ---------------------------------------------------------
 

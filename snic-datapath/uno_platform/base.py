@@ -63,7 +63,8 @@ class Platform(abc.ABC):
 
     @abc.abstractmethod
     def add_port(self, switch_id: str, name: str) -> dict:
-        """Create an NF port on a switch: {"name", "ofport", "netns", "nf_ifname"}.
+        """Create an NF port on a switch: {"name", "ofport", "netns", "nf_ifname"}; a whole port of that name
+        already there is reused.
 
         The NF attaches to `nf_ifname` inside `netns`; the switch side is `name`.
         """
