@@ -210,6 +210,10 @@ def test_nf_ports_are_added_on_either_switch_and_removed(testbed_factory):
                    netns=port["netns"], check=False)
         after = system.run(["ovs-ofctl", "-O", "OpenFlow13", "dump-ports", sw["openflow"], str(out)])
         assert _tx_packets(after) > _tx_packets(before)
+        # adding it again reuses the whole port as it is (an NF's spare): same OpenFlow port, same interfaces
+        ifindex = system.run(["cat", f"/sys/class/net/{port['nf_ifname']}/ifindex"], netns=sw["netns"])
+        assert platform.add_port(switch_id, port["name"]) == port
+        assert system.run(["cat", f"/sys/class/net/{port['nf_ifname']}/ifindex"], netns=sw["netns"]) == ifindex
         platform.remove_port(switch_id, port["name"])
         listed = system.run(["ovs-vsctl", f"--db={sw['ovsdb']}", "list-ports", sw["bridge"]]).split()
         assert port["name"] not in listed
