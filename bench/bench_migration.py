@@ -6,7 +6,8 @@ splits the time into serialisation, transfer and deserialisation of the state (t
 own part) and the rest (starting the new NF, quiescing, OneSwitch's remap, moving held packets,
 release, retiring), with the state size. The extra per-packet latency is measured on the packets
 sent from the start of the remap to the new NF's release, against the median latency of packets
-sent before the migration, in the same run; it is also split at the start of OneSwitch's switch
+sent before the migration, in the same run, and its slowest packet against the slowest of an equally long
+window with no migration just before; it is also split at the start of OneSwitch's switch
 stage: packets sent before it go through the old NF, packets sent after it may wait in the new
 NF until the release (`switch_to_release_ms` bounds their wait). Medians over REPEAT migrations.
 The HOG_FLOWS point is measured again with one core held by an unrelated process (`under_load`).
@@ -98,6 +99,10 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
     bounds = {"before_switch": (report["held_from"], switch_at), "switch": (switch_at, switched),
               "held": (switched, report["held_until"]),
               "after_release": (report["held_until"], report["held_until"] + AFTER_RELEASE_S)}
+    # The peer: the slowest packet of a window as long as the held one, ending 0.2 s before the remap, with no
+    # migration (what this machine's scheduling and the sink's own timing add anyway)
+    quiet_end = report["held_from"] - 0.2
+    bounds["no_migration"] = (quiet_end - (report["held_until"] - report["held_from"]), quiet_end)
     slowest = {f"slowest_{phase}_ms": _max_ms([lat - baseline for t, lat in zip(sent, run.result["latencies"],
                                                                                 strict=True) if lo <= t < hi])
                for phase, (lo, hi) in bounds.items()}

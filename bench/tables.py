@@ -139,18 +139,20 @@ def _migration(r: dict) -> str:
     points.append((f"{r['under_load']['flows']:,}, one core held by a CPU hog", r["under_load"]))
     rows = [[label, p["state_bytes"], p["serialise_ms"], p["transfer_ms"], p["deserialise_ms"], p["total_ms"],
              p["switch_to_release_ms"], p["added_latency_mean_ms"], p["added_latency_p90_ms"],
-             p["added_latency_max_ms"], p["added_latency_worst_ms"],
+             p["added_latency_max_ms"], p.get("slowest_no_migration_ms", "-"), p["added_latency_worst_ms"],
              f"{p['lost']} / {p['duplicates']} / {p['reordered']}"] for label, p in points]
     return ("## Migration, Fig. 13 (`migration.json`)\n\n"
             f"{r['pps']:,} packets/s, {r['repeat']} migrations per point (medians); milliseconds. Added latency is "
             "per packet sent between the remap's start and the release, against the median before the migration: "
-            "its mean, 90th percentile and maximum in each migration (medians), and the worst maximum.\n\n"
+            "its mean, 90th percentile and maximum in each migration (medians), the same maximum in a window as "
+            "long with no migration just before (the peer: what scheduling on this machine adds anyway), and the "
+            "worst maximum.\n\n"
             + table(["flows", "state bytes", "serialise", "transfer", "deserialise", "total", "switch to release",
-                     "added latency, mean", "p90", "slowest packet (median)", "slowest packet (worst)",
-                     "lost / dup / reordered"], rows)
+                     "added latency, mean", "p90", "slowest packet (median)", "slowest, no migration",
+                     "slowest packet (worst)", "lost / dup / reordered"], rows)
             + "\nThe slowest packet by when it was sent (medians over the migrations; milliseconds): during "
             "OneSwitch's add stage, during its switch stage, after the switch (these may wait in the new NF until "
-            "the release), and in the 200 ms after the release (the old NF and its port go).\n\n"
+            "the release), and in the 200 ms after the release (the old NF goes; its port stays, the NF's spare).\n\n"
             + table(["flows", "add stage", "switch stage", "held by the new NF", "after the release"],
                     [[label, p["slowest_before_switch_ms"], p["slowest_switch_ms"], p["slowest_held_ms"],
                       p["slowest_after_release_ms"]] for label, p in points if "slowest_held_ms" in p]))
