@@ -14,7 +14,10 @@ Mixes (virtual ports 1, 2 = the host's VMs, 3 = the sNIC's wire port):
 - wildcard_ingress: any in_port, eth_dst=n -> output 2: an entry on every switch a packet may enter.
 
 JVM settings: `default` (no options: the JVM's own heap sizing and collector, which issue 18 asks
-OneSwitch to run with) and `tuned` (uno_harness.oneswitch.JVM_OPTIONS, what the tests use today).
+OneSwitch to run with), `shenandoah` (a concurrent collector, whose pauses stay under 1 ms here: what stalls
+then is the event loop's own work) and `tuned` (uno_harness.oneswitch.JVM_OPTIONS, what the tests use today).
+The peer of the stall count is org.uno.oneswitch.bench.TickWatch: the same tick on an idle event loop of
+its own JVM, during the same install.
 """
 from __future__ import annotations
 
@@ -31,11 +34,13 @@ from uno_oneswitch.ofclient import OfClient
 from bench.bench_oneswitch import Stack, clear_rules, environment, flow_mod_client
 from bench.quantile import quantile
 from uno_harness.attacks import rss_bytes
-from uno_harness.oneswitch import JVM_OPTIONS, build_jar
+from uno_harness.oneswitch import JAR, JVM_OPTIONS, build_jar
 
 MIXES = {"local": ("1", 2), "crossing": ("1", 3), "wildcard_ingress": ("any", 2)}
 SIZES = (10_000, 100_000)
-JVMS = {"default": (), "tuned": JVM_OPTIONS}
+# default: no options; shenandoah: a concurrent collector (pauses under 1 ms here), to tell the collector's stalls
+# from the event loop's own work; tuned: what the tests use today
+JVMS = {"default": (), "shenandoah": ("-XX:+UseShenandoahGC",), "tuned": JVM_OPTIONS}
 ECHO_EVERY_S = 0.001
 TARGET_RSS_MB = 256
 TARGET_STALL_MS = 10
@@ -103,15 +108,33 @@ def stalls(before: dict, after: dict) -> dict:
             "max_late_ms_since_start": after["max_late_ms"]}
 
 
-def _install(stack: Stack, count: int, in_port: str, out_port: int, probe: bool) -> dict:
+class PeerTickWatch:
+    """The peer of OneSwitch's event-loop watch: the same 5 ms tick on an idle event loop of a JVM of its own
+    (org.uno.oneswitch.bench.TickWatch, the same JVM options), during the same install. Its late ticks are what
+    this machine's scheduling alone does to a thread under that load."""
+
+    def __init__(self, jvm: tuple[str, ...]):
+        self.proc = subprocess.Popen(["java", *jvm, "-cp", str(JAR), "org.uno.oneswitch.bench.TickWatch"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout.readline().strip() == "ready"
+
+    def stop(self) -> dict:
+        out, _ = self.proc.communicate("", timeout=30)
+        after = json.loads(out)
+        return stalls({**after, "late_ticks": [0] * len(after["late_ticks"])}, after)
+
+
+def _install(stack: Stack, count: int, in_port: str, out_port: int, probe: bool, jvm: tuple[str, ...]) -> dict:
     pid = stack.oneswitch.pid
     watch = loop_watch(stack.rest)
     echo = EchoProbe(stack.listen) if probe else None
+    peer = PeerTickWatch(jvm) if probe else None
     run = flow_mod_client(stack.target, "stream", count, in_port, out_port)
     row = {"rules": count, "rate": round(run["rate"])}
     if echo is not None:
         row["echo"] = echo.stop()
         row["event_loop"] = stalls(watch, loop_watch(stack.rest))
+        row["peer_idle_loop"] = peer.stop()
     time.sleep(1)  # what the install left behind settles (the bridges' replies, the collector's work)
     row["rss_mb"] = round(rss_bytes(pid) / MB, 1)
     row["heap"] = heap_mb(pid)
@@ -128,7 +151,7 @@ def one_mix(jvm: tuple[str, ...], in_port: str, out_port: int) -> dict:
         idle = {"rss_mb": round(rss_bytes(stack.oneswitch.pid) / MB, 1)}
         rows = []
         for count in SIZES:
-            rows.append(_install(stack, count, in_port, out_port, probe=count == max(SIZES)))
+            rows.append(_install(stack, count, in_port, out_port, probe=count == max(SIZES), jvm=jvm))
             clear_rules(stack.target, bridges)
         return {"idle": idle, "installs": rows}
     finally:
@@ -149,5 +172,6 @@ def main(results_dir: pathlib.Path) -> dict:
     (results_dir / "oneswitch-footprint.json").write_text(json.dumps(report, indent=2) + "\n")
     return {jvm: {mix: {"rss_mb": row["rss_mb"], "heap_live_mb": row["heap_live_mb"],
                         "echo_p99_9_ms": row["echo"]["p99_9_ms"],
-                        "stalls_over_10ms": row["event_loop"]["ticks_late_over_10ms"]}
+                        "stalls_over_10ms": row["event_loop"]["ticks_late_over_10ms"],
+                        "peer_idle_loop_over_10ms": row["peer_idle_loop"]["ticks_late_over_10ms"]}
                   for mix, row in rows.items()} for jvm, rows in largest.items()} | {"met": met}

@@ -223,9 +223,9 @@ public final class FlowService {
     /** Expires rules whose hard timeout passed, and (one poll at a time) idle ones. */
     public void tick() {
         long now = clock.getAsLong();
-        List<Expiry.Expired> hard = Expiry.hard(table.all(), now);
+        List<Expiry.Expired> hard = Expiry.hard(table.timed(), now);
         hard.forEach(e -> remove(e.rule(), e.reason()));
-        List<VirtualRule> idleRules = table.all().stream().filter(r -> r.idleTimeout() > 0).toList();
+        List<VirtualRule> idleRules = table.timed().stream().filter(r -> r.idleTimeout() > 0).toList();
         if (idleRules.isEmpty() || idlePollPending) {
             return;
         }

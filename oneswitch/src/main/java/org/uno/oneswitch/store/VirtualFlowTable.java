@@ -22,6 +22,8 @@ import org.uno.oneswitch.model.VirtualRule;
 public final class VirtualFlowTable {
     private final Map<RuleKey, VirtualRule> byKey = new LinkedHashMap<>();
     private final Map<Long, VirtualRule> byId = new HashMap<>();
+    /** The rules with an idle or hard timeout, by id: the once-a-second expiry looks only at these. */
+    private final Map<Long, VirtualRule> timed = new LinkedHashMap<>();
     private final int[] perTable = new int[256];
     private long nextId = 1;
     private ChangeListener listener = ChangeListener.NONE;
@@ -61,6 +63,7 @@ public final class VirtualFlowTable {
         if (old != null && old.key().equals(r.key())) {
             byKey.put(r.key(), r);
             byId.put(r.id(), r);
+            indexTimeouts(r);
             return;
         }
         if (old != null) {
@@ -72,7 +75,16 @@ public final class VirtualFlowTable {
         }
         byKey.put(r.key(), r);
         byId.put(r.id(), r);
+        indexTimeouts(r);
         perTable[r.table()]++;
+    }
+
+    private void indexTimeouts(VirtualRule r) {
+        if (r.idleTimeout() > 0 || r.hardTimeout() > 0) {
+            timed.put(r.id(), r);
+        } else {
+            timed.remove(r.id());
+        }
     }
 
     /** Removes the rule with {@code id} if present. */
@@ -82,6 +94,7 @@ public final class VirtualFlowTable {
             listener.ruleChanged(id, r);
             byId.remove(id);
             byKey.remove(r.key());
+            timed.remove(id);
             perTable[r.table()]--;
         }
     }
@@ -105,6 +118,11 @@ public final class VirtualFlowTable {
     /** Every rule, in installation order. */
     public Collection<VirtualRule> all() {
         return Collections.unmodifiableCollection(byKey.values());
+    }
+
+    /** The rules with an idle or hard timeout, in installation order. */
+    public Collection<VirtualRule> timed() {
+        return Collections.unmodifiableCollection(timed.values());
     }
 
     /** How many rules table {@code table} holds. */

@@ -159,6 +159,17 @@ class RequestHandlerTest {
     }
 
     @Test
+    void aRuleAddedAgainWithoutTimeoutsNoLongerExpires() {
+        c.send(OF13.buildFlowAdd().setXid(1).setPriority(5).setMatch(OF13.buildMatch().build()).setHardTimeout(1)
+                .setInstructions(List.of()).build());
+        c.send(OF13.buildFlowAdd().setXid(2).setPriority(5).setMatch(OF13.buildMatch().build())
+                .setInstructions(List.of()).build());
+        h.now += 3_000_000_000L;
+        h.vs.flows().tick();
+        assertEquals(1, h.vs.virtualRuleCount());
+    }
+
+    @Test
     void idleTimeoutFollowsThePacketCounters() {
         c.send(OF13.buildFlowAdd().setXid(1).setPriority(5).setMatch(OF13.buildMatch().build()).setIdleTimeout(2)
                 .setInstructions(List.of()).build());
