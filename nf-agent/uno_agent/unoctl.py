@@ -14,6 +14,7 @@ import sys
 
 # Modules that provide `register(subparsers)`, in the order of `unoctl --help`.
 COMPONENT_CLIS = (
+    "uno_agent.stack_cli",
     "uno_platform.cli",
     "uno_oneswitch.cli",
     "uno_solver.cli",
