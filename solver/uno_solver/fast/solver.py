@@ -6,7 +6,8 @@ a MIP over what reduced-cost fixing leaves, with a certified gap whenever it sto
 2. Small components are enumerated into options, large ones keep the node formulation (blocks.py).
 3. The LP relaxation of the master (model.py) gives a lower bound LB, reduced costs, and the
    duals of the side rows (PCIe and capacity), used below as Lagrange multipliers.
-4. The heuristic (heuristic.py) rounds the LP solution and repairs/improves it: UB.
+4. The heuristic (heuristic.py) rounds the LP solution, or starts from the current placement when every
+   node has one (a warm start), and repairs/improves it: UB.
 5. If UB - LB is within the tolerance, done.
 6. Menus (lagrange.py), when every component is small or a tree: a placement cheaper than the
    target T = UB less the tolerance places each component by one of its placements whose
@@ -68,7 +69,8 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
     if not math.isfinite(lb):
         return Outcome(None, lb)
 
-    pt = search(red, opts, large, master.roundings(lp.value, _THRESHOLDS), lambda: left() <= 0)
+    starts = master.roundings(lp.value, _THRESHOLDS) + _current(master)
+    pt = search(red, opts, large, starts, lambda: left() <= 0)
     incumbent = pt if pt.feasible(red.rhs) else None
     ub = incumbent.cost if incumbent is not None else math.inf
     if incumbent is not None and not within(ub, lb, rel_gap) and left() > 0:
@@ -216,6 +218,17 @@ def _by_menus(master: Master, lp: Solution, incumbent: Point, rel_gap: float,
         if within(best, proven, rel_gap) or ceiling >= target() or left() <= 0:
             return Outcome(red.full_placement(free_loc), proven), point()
         ceiling = floor + 2 * (ceiling - floor)
+
+
+def _current(master: Master) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The current placement as a starting point of the heuristic, when every free node has one it may keep
+    (a warm start: re-placement after a change of rates starts from the placement in force)."""
+    red = master.red
+    cur = red.problem.current[red.free]
+    if np.any(cur < 0) or not np.all(red.problem.allowed[red.free, cur]):
+        return []
+    chosen = master.opts.locate(cur, red.unary_cost.shape[1])
+    return [] if np.any(chosen < 0) else [(chosen, cur[master.large.nodes])]
 
 
 def _margin(scale: float) -> float:
