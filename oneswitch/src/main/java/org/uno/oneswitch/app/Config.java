@@ -26,6 +26,7 @@ import org.uno.oneswitch.rest.RestServer;
  * @param logLevel           error, warn, info or debug
  * @param commandSockets     send commands over the bridges' management sockets when described
  * @param remapGraceMs       how long a remap keeps the old port's entries (its NF may still send)
+ * @param maxRules           how many virtual rules OneSwitch holds at most (its memory is bounded by it)
  * @param stateFile          where the virtual switch's state is saved and restored, if anywhere
  * @param backlogLimit       bytes queued for a controller connection that does not read before it is closed
  * @param maxPassive         passive controller connections served at once
@@ -36,7 +37,7 @@ import org.uno.oneswitch.rest.RestServer;
 public record Config(DatapathId datapathId, List<InetSocketAddress> controllers, Optional<InetSocketAddress> listen,
                      InetSocketAddress southbound, Optional<InetSocketAddress> rest, Optional<Path> platform,
                      Set<PortSpec.Kind> autoMap, int tables, int echoIntervalSec, long maxBackoffMs, String logLevel,
-                     boolean commandSockets, long remapGraceMs, Optional<Path> stateFile, long backlogLimit,
+                     boolean commandSockets, long remapGraceMs, int maxRules, Optional<Path> stateFile, long backlogLimit,
                      int maxPassive, long switchWaitMs, RestServer.Limits restLimits,
                      Optional<SslFiles> southboundSsl) {
     /** PEM files: OneSwitch's private key and certificate, and the CA that signs the switches' certificates. */

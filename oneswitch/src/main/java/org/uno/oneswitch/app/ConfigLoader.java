@@ -52,6 +52,7 @@ public final class ConfigLoader {
         {"command_sockets", "--command-sockets", "true", "send flow_mods/stats/barriers over the bridges' management sockets named in the description (true/false)"},
         {"switch_wait", "--switch-wait", "10", "seconds to wait at start for the switches before controllers are served (0..300)"},
         {"remap_grace", "--remap-grace", "1000", "milliseconds a remap keeps the old port's entries (0..60000)"},
+        {"max_rules", "--max-rules", "250000", "virtual rules held at most; an add past it is refused with TABLE_FULL (1..10000000)"},
         {"state_file", "--state-file", "", "file where rules, groups, port map and tags are saved and restored from"},
         {"log_level", "--log-level", "info", "error, warn, info or debug"},
     };
@@ -193,7 +194,7 @@ public final class ConfigLoader {
                 platform.isEmpty() ? Optional.empty() : Optional.of(Path.of(platform.get(0))), kinds,
                 integer(v, "tables", 1, 200), integer(v, "echo_interval", 1, 3600),
                 integer(v, "reconnect_max_backoff", 1, 3600) * 1000L, level, bool(v, "command_sockets"),
-                integer(v, "remap_grace", 0, 60000), optionalPath(v, "state_file"),
+                integer(v, "remap_grace", 0, 60000), integer(v, "max_rules", 1, 10_000_000), optionalPath(v, "state_file"),
                 integer(v, "controller_backlog_limit", 1, 1024) * (1L << 20), integer(v, "max_passive_connections", 1, 10000),
                 integer(v, "switch_wait", 0, 300) * 1000L,
                 new RestServer.Limits(integer(v, "rest_request_timeout", 1, 3600) * 1000L,

@@ -54,7 +54,8 @@ public final class OneSwitch implements AutoCloseable {
         north = new Northbound(group, transport, new Northbound.Limits(config.echoIntervalSec(), MAX_IDLE_PROBES,
                 config.backlogLimit(), config.maxPassive()));
         vs = new VirtualSwitch(config.datapathId(), config.tables(), topology, physical, north.notifier(),
-                System::nanoTime, (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS), config.remapGraceMs());
+                System::nanoTime, (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS), config.remapGraceMs(),
+                config.maxRules());
         physical.setEvents(vs);
         north.serve(vs, physical, new Northbound.Identity("UNO", "OneSwitch virtual switch",
                 "OneSwitch " + VERSION, "None", "OneSwitch " + config.datapathId()));

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
+import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
 import org.projectfloodlight.openflow.protocol.OFFlowRemovedReason;
 import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
@@ -27,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.BadInstructionException;
+import org.uno.oneswitch.error.FlowModFailedException;
 import org.uno.oneswitch.error.MeterModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
@@ -67,6 +69,8 @@ public final class FlowService {
     private final LongSupplier clock;
     private final Runnable changed;
     private final Refusals refusals;
+    /** The most virtual rules held: what a controller can make OneSwitch keep is bounded. */
+    private final int maxRules;
     private final Expiry expiry = new Expiry();
     /** Meter id -> the ids of the rules that apply it (kept by store and forget, so no check scans the table). */
     private final Map<Long, Set<Long>> meterUsers = new HashMap<>();
@@ -76,8 +80,9 @@ public final class FlowService {
 
     public FlowService(VirtualFlowTable table, IdTable<VirtualGroup> groups, IdTable<VirtualMeter> meters,
                        PlanService planner, Supplier<PortMap> ports, ControllerNotifier notifier,
-                       LongSupplier clock, Runnable changed, Refusals refusals) {
+                       LongSupplier clock, Runnable changed, Refusals refusals, int maxRules) {
         this.table = table;
+        this.maxRules = maxRules;
         this.groups = groups;
         this.meters = meters;
         this.planner = planner;
@@ -116,6 +121,7 @@ public final class FlowService {
         if (change.isEmpty()) {
             return;
         }
+        checkRoom(change);
         Map<Owner, Translation> translations = new LinkedHashMap<>();
         for (VirtualRule r : change.upserts()) {
             RuleValidator.rule(r);
@@ -142,6 +148,16 @@ public final class FlowService {
         changed.run();
         if (finalCounts != null) {
             notifyRemoved(change.removals(), OFFlowRemovedReason.DELETE, finalCounts);
+        }
+    }
+
+    /** Refuses a change that would hold more than {@code maxRules} virtual rules, as a full table does. */
+    private void checkRoom(TableChange change) throws FlowModFailedException {
+        long added = change.upserts().stream()
+                .filter(r -> table.byId(r.id()).isEmpty() && table.get(r.key()).isEmpty()).count();
+        if (added > 0 && table.size() + added - change.removals().size() > maxRules) {
+            throw new FlowModFailedException(OFFlowModFailedCode.TABLE_FULL, "OneSwitch holds its limit of "
+                    + maxRules + " virtual rules (max_rules)");
         }
     }
 

@@ -38,6 +38,8 @@ import org.uno.oneswitch.translate.Translator;
  * used only from the event loop (no locking, no singletons).
  */
 public final class VirtualSwitch implements PhysicalEvents {
+    /** What {@code max_rules} defaults to. */
+    public static final int DEFAULT_MAX_RULES = 250_000;
     private static final Logger LOG = LoggerFactory.getLogger(VirtualSwitch.class);
     /** How long a snapshot waits for the switches' counters before it is written with those OneSwitch holds. */
     private static final long COUNTERS_WAIT_MS = 5000;
@@ -67,8 +69,16 @@ public final class VirtualSwitch implements PhysicalEvents {
     private final RemapService remaps;
     private final ExplainService explain;
 
+    /** A virtual switch holding at most {@link #DEFAULT_MAX_RULES} virtual rules. */
     public VirtualSwitch(DatapathId datapathId, int tables, Topology topology, PhysicalNetwork net,
                          ControllerNotifier notifier, LongSupplier clock, Timers timers, long remapGraceMillis) {
+        this(datapathId, tables, topology, net, notifier, clock, timers, remapGraceMillis, DEFAULT_MAX_RULES);
+    }
+
+    /** A virtual switch holding at most {@code maxRules} virtual rules (an add past them is refused, TABLE_FULL). */
+    public VirtualSwitch(DatapathId datapathId, int tables, Topology topology, PhysicalNetwork net,
+                         ControllerNotifier notifier, LongSupplier clock, Timers timers, long remapGraceMillis,
+                         int maxRules) {
         this.datapathId = datapathId;
         this.tables = tables;
         this.topology = topology;
@@ -79,7 +89,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.planner = new PlanService(plan, new Translator(topology, this::live), table, groupTable, net);
         Runnable changed = this::changed;
         this.flows = new FlowService(table, groupTable, meterTable, planner, portMap::current, notifier, clock,
-                changed, refusals);
+                changed, refusals, maxRules);
         this.groups = new GroupService(groupTable, planner, flows, portMap::current, changed, refusals);
         this.meters = new MeterService(meterTable, flows, net, topology, changed, refusals);
         this.ports = new PortService(topology, portMap, net, notifier, planner, changed);

@@ -30,10 +30,16 @@ final class Harness {
     long now = 1_000_000_000L;
     /** Tasks scheduled on the virtual switch's timers, run by {@link #runTimers()}. */
     final List<Runnable> timers = new ArrayList<>();
-    final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(0xabcL), 8, Fixtures.topology(1), net, north.notifier(),
-            () -> now, (ms, task) -> timers.add(task), 1000);
+    final VirtualSwitch vs;
 
     Harness() throws Exception {
+        this(VirtualSwitch.DEFAULT_MAX_RULES);
+    }
+
+    /** A harness whose virtual switch holds at most {@code maxRules} virtual rules. */
+    Harness(int maxRules) throws Exception {
+        vs = new VirtualSwitch(DatapathId.of(0xabcL), 8, Fixtures.topology(1), net, north.notifier(), () -> now,
+                (ms, task) -> timers.add(task), 1000, maxRules);
         north.serve(vs, net, new Northbound.Identity("UNO", "hw", "sw", "serial", "dp"));
         north.open();
         for (var m : Fixtures.ports(1).mappings()) {

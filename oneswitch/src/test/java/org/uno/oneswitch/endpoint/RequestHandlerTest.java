@@ -159,6 +159,29 @@ class RequestHandlerTest {
     }
 
     @Test
+    void anAddPastMaxRulesIsRefusedAsByAFullTableAndChangesNothing() throws Exception {
+        Harness small = new Harness(2);
+        Harness.Conn conn = small.connect(false, true);
+        conn.send(add(1, 10, inPortEthDst(1, "02:00:00:00:02:01"), output(OFPort.of(2))));
+        conn.send(add(2, 10, inPortEthDst(1, "02:00:00:00:02:02"), output(OFPort.of(2))));
+        assertEquals(List.of(), conn.received());
+        conn.send(add(3, 10, inPortEthDst(1, "02:00:00:00:02:03"), output(OFPort.of(2))));
+        OFFlowModFailedErrorMsg e = assertInstanceOf(OFFlowModFailedErrorMsg.class, conn.received().get(0));
+        assertEquals(OFFlowModFailedCode.TABLE_FULL, e.getCode());
+        assertEquals(3, e.getXid());
+        assertEquals(2, small.vs.virtualRuleCount());
+        // adding a rule again (same match and priority) replaces it: no room needed
+        conn.send(add(4, 10, inPortEthDst(1, "02:00:00:00:02:02"), output(OFPort.of(3))));
+        assertEquals(List.of(), conn.received());
+        // room made by a delete is room
+        conn.send(OF13.buildFlowDeleteStrict().setXid(5).setPriority(10).setMatch(inPortEthDst(1, "02:00:00:00:02:01"))
+                .setOutPort(OFPort.ANY).setOutGroup(OFGroup.ANY).build());
+        conn.send(add(6, 10, inPortEthDst(1, "02:00:00:00:02:03"), output(OFPort.of(2))));
+        assertEquals(List.of(), conn.received());
+        assertEquals(2, small.vs.virtualRuleCount());
+    }
+
+    @Test
     void aRuleAddedAgainWithoutTimeoutsNoLongerExpires() {
         c.send(OF13.buildFlowAdd().setXid(1).setPriority(5).setMatch(OF13.buildMatch().build()).setHardTimeout(1)
                 .setInstructions(List.of()).build());
