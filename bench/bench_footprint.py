@@ -35,6 +35,7 @@ from bench.bench_oneswitch import Stack, clear_rules, environment, flow_mod_clie
 from bench.quantile import quantile
 from uno_harness.attacks import rss_bytes
 from uno_harness.oneswitch import JAR, JVM_OPTIONS, build_jar
+from uno_harness.processes import Proc, free_port, wait_for
 
 MIXES = {"local": ("1", 2), "crossing": ("1", 3), "wildcard_ingress": ("any", 2)}
 SIZES = (10_000, 100_000)
@@ -158,9 +159,35 @@ def one_mix(jvm: tuple[str, ...], in_port: str, out_port: int) -> dict:
         stack.close()
 
 
+def busy_proxy_peer(jvm: tuple[str, ...]) -> dict:
+    """The busy peer of OneSwitch's event-loop watch: the Java null proxy (the same runtime, the same JVM options,
+    parsing nothing) carrying the same streamed install of max(SIZES) rules straight to the host bridge, with the
+    same 5 ms tick on its one event loop: what any Java proxy busy with this stream suffers on this machine."""
+    stack = Stack(vms=2, jvm_options=jvm)  # its OneSwitch stays idle
+    proxy = None
+    try:
+        host = stack.platform.switch("host")
+        vm0, vm1 = (next(p["ofport"] for p in host["ports"] if p["name"] == vm["port"])
+                    for vm in stack.platform.description["vms"])
+        report, port = stack.logdir / "nullproxy-loop.json", free_port()
+        proxy = Proc("java-nullproxy", ["java", *jvm, "-cp", str(JAR), "org.uno.oneswitch.bench.NullProxy", str(port),
+                                        host["openflow"][len("unix:"):], str(report)], stack.logdir / "nullproxy.log")
+        wait_for(report.exists, 30, "the null proxy's first loop report")
+        before = json.loads(report.read_text())
+        flow_mod_client(f"tcp:127.0.0.1:{port}", "stream", max(SIZES), vm0, vm1)
+        written = report.stat().st_mtime
+        wait_for(lambda: report.stat().st_mtime > written, 5, "the null proxy's next loop report")
+        return stalls(before, json.loads(report.read_text()))
+    finally:
+        if proxy is not None:
+            proxy.stop()
+        stack.close()
+
+
 def main(results_dir: pathlib.Path) -> dict:
     build_jar()
     results = {jvm: {mix: one_mix(options, *ports) for mix, ports in MIXES.items()} for jvm, options in JVMS.items()}
+    busy_peer = {jvm: busy_proxy_peer(options) for jvm, options in JVMS.items()}
     largest = {jvm: {mix: r["installs"][-1] for mix, r in mixes.items()} for jvm, mixes in results.items()}
     met = {jvm: {mix: row["rss_mb"] <= TARGET_RSS_MB
                  and row["event_loop"]["ticks_late_over_10ms"] == 0 and row["echo"]["p99_9_ms"] <= TARGET_ECHO_P999_MS
@@ -168,10 +195,12 @@ def main(results_dir: pathlib.Path) -> dict:
     report = {"benchmark": "oneswitch footprint: memory and event-loop stalls under a bulk install",
               "targets": {"rss_mb": TARGET_RSS_MB, "stall_ms": TARGET_STALL_MS, "echo_p99_9_ms": TARGET_ECHO_P999_MS},
               "met": met, "jvm_options": {k: list(v) for k, v in JVMS.items()}, "results": results,
+              "peer_busy_null_proxy": busy_peer,
               "environment": environment()}
     (results_dir / "oneswitch-footprint.json").write_text(json.dumps(report, indent=2) + "\n")
     return {jvm: {mix: {"rss_mb": row["rss_mb"], "heap_live_mb": row["heap_live_mb"],
                         "echo_p99_9_ms": row["echo"]["p99_9_ms"],
                         "stalls_over_10ms": row["event_loop"]["ticks_late_over_10ms"],
                         "peer_idle_loop_over_10ms": row["peer_idle_loop"]["ticks_late_over_10ms"]}
-                  for mix, row in rows.items()} for jvm, rows in largest.items()} | {"met": met}
+                  for mix, row in rows.items()} for jvm, rows in largest.items()} | {"met": met} | {
+        "peer_busy_null_proxy_over_10ms": {jvm: p["ticks_late_over_10ms"] for jvm, p in busy_peer.items()}}

@@ -101,6 +101,17 @@ def _flow_id(r: dict) -> str:
             "decapsulated (then looked up again) on the far side.\n\n" + table(head, rows) + "\n" + _when(r))
 
 
+def _busy_peer(r: dict, rules: int) -> str:
+    """The footprint bench's busy peer: the Java null proxy's late ticks on the same stream, by JVM setting."""
+    if "peer_busy_null_proxy" not in r:
+        return ""
+    counts = ", ".join(f"{jvm} {p['ticks_late_over_10ms']} (latest at most {p['worst_late_ms_at_most'] or 'more'} ms)"
+                       for jvm, p in r["peer_busy_null_proxy"].items())
+    return (f"\nThe busy peer: the Java null proxy (same runtime and JVM options, parsing nothing) carrying the same "
+            f"{rules:,}-rule stream straight to the host bridge, with the same tick on its event loop: ticks late by "
+            f"more than 10 ms: {counts}.\n")
+
+
 def _footprint(r: dict) -> str:
     rows = []
     for jvm, mixes in r["results"].items():
@@ -125,6 +136,7 @@ def _footprint(r: dict) -> str:
             + table(["JVM", "rules", "RSS idle", "RSS 10k", "RSS 100k", "live heap 100k", "heap committed",
                      "ticks late >10 ms", "latest tick, ms at most", "peer: idle loop's ticks late >10 ms",
                      "echo p99.9 ms", "echo samples", "met"], rows)
+            + _busy_peer(r, big["rules"])
             + "\n" + _when(r))
 
 

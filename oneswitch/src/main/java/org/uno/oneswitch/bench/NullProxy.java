@@ -1,6 +1,11 @@
 package org.uno.oneswitch.bench;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -10,10 +15,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.unix.DomainSocketAddress;
 
 import org.uno.oneswitch.codec.Transport;
+import org.uno.oneswitch.core.LoopWatch;
 
 /**
  * A benchmark baseline: OneSwitch's runtime (JVM, Netty, the same epoll transport and single event
@@ -29,9 +36,10 @@ public final class NullProxy {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        int port = args.length == 2 ? parsePort(args[0]) : -1;
+        int port = args.length == 2 || args.length == 3 ? parsePort(args[0]) : -1;
         if (port < 0) {
-            System.err.println("usage: NullProxy PORT UNIX_SOCKET_PATH (listens on 127.0.0.1:PORT)");
+            System.err.println("usage: NullProxy PORT UNIX_SOCKET_PATH [LOOP_REPORT] (listens on 127.0.0.1:PORT; "
+                    + "writes its event loop's lateness to LOOP_REPORT every second)");
             System.exit(2);
         }
         Transport transport = Transport.best();
@@ -40,6 +48,9 @@ public final class NullProxy {
             System.exit(1);
         }
         EventLoopGroup loop = transport.newGroup("nullproxy-loop");
+        if (args.length == 3) {
+            watch(loop.next(), Path.of(args[2]));
+        }
         new ServerBootstrap().group(loop).channel(transport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
@@ -50,6 +61,24 @@ public final class NullProxy {
                     }
                 })
                 .bind(new InetSocketAddress("127.0.0.1", port)).sync().channel().closeFuture().sync();
+    }
+
+    /**
+     * The same watch as OneSwitch's (a 5 ms tick, {@link LoopWatch}) on the proxy's one event loop, written to
+     * {@code report} every second: what a proxy that does nothing but copy bytes suffers in the same run.
+     */
+    private static void watch(EventLoop loop, Path report) {
+        LoopWatch watch = new LoopWatch(System::nanoTime, (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS));
+        loop.execute(watch::start);
+        loop.scheduleAtFixedRate(() -> {
+            try {
+                Path tmp = report.resolveSibling(report.getFileName() + ".tmp");
+                Files.writeString(tmp, watch.json() + "\n");
+                Files.move(tmp, report, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                System.err.println("NullProxy: cannot write " + report + ": " + e.getMessage());
+            }
+        }, 1, 1, TimeUnit.SECONDS);
     }
 
     private static int parsePort(String s) {

@@ -1,7 +1,6 @@
 package org.uno.oneswitch.bench;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.channel.EventLoop;
@@ -40,14 +39,7 @@ public final class TickWatch {
         while (System.in.read() >= 0) {
             // runs until its standard input closes
         }
-        double[] max = new double[1];
-        long[][] counts = new long[1][];
-        loop.submit(() -> {
-            max[0] = watch.maxLateMillis();
-            counts[0] = watch.counts();
-        }).sync();
-        System.out.printf("{\"max_late_ms\": %.3f, \"late_ms_bounds\": %s, \"late_ticks\": %s}%n", max[0],
-                Arrays.toString(LoopWatch.boundsMillis()), Arrays.toString(counts[0]));
+        System.out.println(loop.submit(watch::json).sync().getNow());
         group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
     }
 }

@@ -57,6 +57,12 @@ public final class LoopWatch {
         return counts.clone();
     }
 
+    /** The watch as one JSON object, {"max_late_ms", "late_ms_bounds", "late_ticks"}, as /v1/health shows it. */
+    public String json() {
+        return String.format(java.util.Locale.ROOT, "{\"max_late_ms\": %.3f, \"late_ms_bounds\": %s, \"late_ticks\": %s}",
+                maxLateMillis(), java.util.Arrays.toString(BOUNDS_MS), java.util.Arrays.toString(counts));
+    }
+
     /** The latest any tick ran since the start, in ms. */
     public double maxLateMillis() {
         return maxLateNanos / 1e6;
