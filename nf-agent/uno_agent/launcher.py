@@ -130,7 +130,7 @@ class Launcher(abc.ABC):
         deadline = time.monotonic() + READY_TIMEOUT
         while not _accepts(control):
             if exited() or time.monotonic() > deadline:
-                raise LaunchError(f"{what} did not start: {_last_line(self.log_path(instance_id))}")
+                raise LaunchError(f"{what} did not start: {last_line(self.log_path(instance_id))}")
             time.sleep(0.01)
 
     def publish(self, server_id: str, control: str) -> None:
@@ -217,7 +217,8 @@ def vm_index(port: str) -> int:
     return int(port.rsplit("vm", 1)[1])
 
 
-def _last_line(path: pathlib.Path) -> str:
+def last_line(path: pathlib.Path) -> str:
+    """The last line of a log (what a process that died last said), or why there is none."""
     try:
         lines = path.read_text(errors="replace").strip().splitlines()
     except OSError:

@@ -23,6 +23,7 @@ import time
 from uno_oneswitch.client import http_json
 
 import uno_platform
+from uno_agent.launcher import last_line
 from uno_platform import system
 
 log = logging.getLogger(__name__)
@@ -171,7 +172,7 @@ def _wait_ready(daemon: Daemon, record: dict, logfile: pathlib.Path) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if not system.is_alive(record["pid"], record["start"]):
-            raise StackError(f"{daemon.name} exited; the end of {logfile}: {_last_line(logfile)}")
+            raise StackError(f"{daemon.name} exited; the end of {logfile}: {last_line(logfile)}")
         try:
             status, body = http_json(daemon.url + daemon.ready_path, headers={"X-Auth-Token": token}, timeout=2)
         except OSError:
@@ -189,11 +190,3 @@ def _read_pidfile(path: pathlib.Path) -> dict | None:
         return record if isinstance(record, dict) and isinstance(record.get("pid"), int) else None
     except (OSError, ValueError):
         return None
-
-
-def _last_line(path: pathlib.Path) -> str:
-    try:
-        lines = path.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "(no log)"
-    return lines[-1] if lines else "(empty log)"
