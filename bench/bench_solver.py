@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 import statistics
 import time
@@ -195,7 +196,9 @@ def _agree(fast: dict[str, Any], cbc: dict[str, Any], gap: float) -> bool | None
     if fast["objective"] is None or cbc["objective"] is None:
         return None
     slack = 2 * gap * max(abs(fast["objective"]), abs(cbc["objective"])) + 1e-6
-    return fast["objective"] >= cbc["bound"] - slack and cbc["objective"] >= fast["bound"] - slack
+    def floor(r: dict[str, Any]) -> float:  # no bound (stopped before the LP's) proves nothing
+        return -math.inf if r["bound"] is None else r["bound"]
+    return fast["objective"] >= floor(cbc) - slack and cbc["objective"] >= floor(fast) - slack
 
 
 def _summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:

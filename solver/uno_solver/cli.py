@@ -74,8 +74,8 @@ def table(graph: Graph, placement: Placement) -> str:
 def _summary(p: Placement) -> str:
     if not p.placed:
         return f"status: {p.status} ({p.method}, {p.seconds:.3f} s)"
-    return (f"status: {p.status} ({p.method}, {p.seconds:.3f} s), objective {p.objective:.6g}, "
-            f"bound {p.bound:.6g}, gap {100 * p.gap:.4g}%")
+    proven = "no bound (stopped before the LP's)" if p.bound is None else f"bound {p.bound:.6g}, gap {100 * p.gap:.4g}%"
+    return f"status: {p.status} ({p.method}, {p.seconds:.3f} s), objective {p.objective:.6g}, {proven}"
 
 
 def _amounts(amounts: Mapping[str, float]) -> str:

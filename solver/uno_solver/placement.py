@@ -87,10 +87,13 @@ def report(problem: Problem, outcome: Outcome, method: str, rel_gap: float, seco
     ev = evaluate(problem, outcome.loc)
     if not ev.feasible(problem):
         raise RuntimeError(f"{method} solver returned a placement over a limit: {'; '.join(ev.violations(problem))}")
-    bound = min(outcome.bound, ev.objective)
-    gap = max(0.0, ev.objective - bound)
-    rel = 0.0 if gap <= ABS_GAP else gap / max(abs(ev.objective), ABS_GAP)
-    status = "optimal" if within(ev.objective, bound, rel_gap) else "feasible"
+    if math.isfinite(outcome.bound):
+        bound = min(outcome.bound, ev.objective)
+        gap = max(0.0, ev.objective - bound)
+        rel = 0.0 if gap <= ABS_GAP else gap / max(abs(ev.objective), ABS_GAP)
+        status = "optimal" if within(ev.objective, bound, rel_gap) else "feasible"
+    else:  # stopped before any bound (the LP did not finish): a placement, no gap known
+        bound, rel, status = None, None, "feasible"
     locations = problem.locations
     res = problem.resources
     return Placement(

@@ -7,7 +7,8 @@ a MIP over what reduced-cost fixing leaves, with a certified gap whenever it sto
 3. The LP relaxation of the master (model.py) gives a lower bound LB, reduced costs, and the
    duals of the side rows (PCIe and capacity), used below as Lagrange multipliers.
 4. The heuristic (heuristic.py) rounds the LP solution, or starts from the current placement when every
-   node has one (a warm start), and repairs/improves it: UB.
+   node has one (a warm start), and repairs/improves it: UB. (When the time limit stops the LP itself,
+   the current placement, if it meets the limits, is the answer, with no bound.)
 5. If UB - LB is within the tolerance, done.
 6. Menus (lagrange.py), when every component is small or a tree: a placement cheaper than the
    target T = UB less the tolerance places each component by one of its placements whose
@@ -67,7 +68,10 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None,
     lp_seconds = clock() - lp_start
     lb = _lp_bound(lp)
     if not math.isfinite(lb):
-        return Outcome(None, lb)
+        # the LP did not finish in time (-inf) or proved the problem infeasible (inf); out of time, the
+        # placement in force is still an answer when it meets the limits (with no bound), rather than none
+        current = _feasible_current(master) if lb == -math.inf else None
+        return _outcome(master, current, lb) if current is not None else Outcome(None, lb)
 
     starts = master.roundings(lp.value, _THRESHOLDS) + _current(master)
     pt = search(red, opts, large, starts, lambda: left() <= 0)
@@ -229,6 +233,15 @@ def _current(master: Master) -> list[tuple[np.ndarray, np.ndarray]]:
         return []
     chosen = master.opts.locate(cur, red.unary_cost.shape[1])
     return [] if np.any(chosen < 0) else [(chosen, cur[master.large.nodes])]
+
+
+def _feasible_current(master: Master) -> Point | None:
+    """The current placement as a point, when every free node has one and it meets the limits."""
+    starts = _current(master)
+    if not starts:
+        return None
+    pt = Moves(master.red, master.opts, master.large).point(*starts[0])
+    return pt if pt.feasible(master.red.rhs) else None
 
 
 def _margin(scale: float) -> float:
