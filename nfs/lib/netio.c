@@ -9,6 +9,9 @@
 
 static const struct netio_class *const classes[] = {
     &netio_afpacket_class,
+#ifdef UNONF_DPDK
+    &netio_dpdk_class,
+#endif
 };
 
 void
@@ -48,5 +51,9 @@ netio_close(struct netio *io)
 const char *
 netio_backends(void)
 {
+#ifdef UNONF_DPDK
+    return "afpacket, dpdk";
+#else
     return "afpacket";
+#endif
 }

@@ -1,6 +1,6 @@
 /* netio.h -- batched packet I/O on a network interface, behind a small
- * provider interface (AF_PACKET today; AF_XDP or DPDK vhost-user would be
- * further providers of the same interface).
+ * provider interface: AF_PACKET, and DPDK (virtio-user on a vhost-user
+ * socket) where the build found libdpdk.
  *
  * rx() returns packets that stay valid, and writable in place, until
  * rx_done(); tx() copies packets out, so the caller may reuse its buffers as
@@ -39,7 +39,8 @@ struct netio_class {
     int (*open)(const char *ifname, const struct netio_config *,
                 struct netio **);
     void (*close)(struct netio *);
-    /* Descriptor to poll for POLLIN when rx() returns nothing. */
+    /* Descriptor to poll for POLLIN when rx() returns nothing, or -1 if the
+     * provider has none and must be polled (DPDK). */
     int (*rx_fd)(const struct netio *);
     /* Returns up to 'max' received packets. */
     size_t (*rx)(struct netio *, struct netio_pkt *, size_t max);
@@ -56,7 +57,8 @@ struct netio_class {
 
 void netio_config_init(struct netio_config *);
 
-/* Opens interface 'ifname' with provider 'backend' ("afpacket"). */
+/* Opens interface 'ifname' with provider 'backend' ("afpacket" or
+ * "dpdk"). */
 int netio_open(const char *backend, const char *ifname,
                const struct netio_config *, struct netio **);
 void netio_close(struct netio *);
@@ -64,5 +66,8 @@ void netio_close(struct netio *);
 const char *netio_backends(void);
 
 extern const struct netio_class netio_afpacket_class;
+#ifdef UNONF_DPDK
+extern const struct netio_class netio_dpdk_class;
+#endif
 
 #endif /* netio.h */

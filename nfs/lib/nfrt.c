@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,8 +26,15 @@
 #define HOUSEKEEPING_NS 100000000ull
 #define EXPIRE_PER_ROUND 10000
 #define RELEASE_PER_ROUND (4 * NF_BATCH_MAX)
-#define TX_WAIT_ROUNDS 100              /* x 1 ms before dropping. */
+#define TX_WAIT_NS 100000000ull         /* For ring space, before dropping. */
 #define MAX_POLLFDS (NF_PORT_MAX + CTL_MAX_CLIENTS + 1)
+/* A polled port (DPDK) has no descriptor to wake the loop.  After the last
+ * packet the loop spins NAP_SPIN_NS, then naps, each nap twice the last from
+ * NAP_FIRST_NS up to --max-sleep-us: a busy NF polls, an idle one sleeps. */
+#define NAP_SPIN_NS 100000ull
+#define NAP_FIRST_NS 2000ull
+#define MAX_SLEEP_US_DEFAULT 500
+#define TIMER_SLACK_NS 2000ul
 
 struct nfrt_options {
     const char *ports[NF_PORT_MAX];
@@ -36,6 +44,7 @@ struct nfrt_options {
     bool buffering;
     bool check_config;
     int cpu;
+    unsigned int max_sleep_us;
     struct nfcore_config core;
     struct netio_config io;
 };
@@ -45,6 +54,8 @@ struct nfrt {
     struct nfcore *core;
     struct netio *ports[NF_PORT_MAX];
     size_t n_ports;
+    bool polled;                /* A port has no descriptor to poll. */
+    uint64_t max_nap_ns;
     struct ctl_server *ctl;
     struct nfctl nfctl;
     uint64_t tx_dropped;        /* Packets that found the tx ring full. */
@@ -89,6 +100,9 @@ usage(const struct nf_class *class)
            "      --rx-ring-mb N    receive ring size (default 8)\n"
            "      --rx-timeout-ms N longest a packet waits in the receive\n"
            "                        ring (default 1)\n"
+           "      --max-sleep-us N  longest an idle polled (dpdk) port sleeps\n"
+           "                        between polls (default %d, 0 = never\n"
+           "                        sleep)\n"
            "      --cpu N           pin to CPU N\n"
            "      --log-level L     err, warn, info or dbg (default info)\n"
            "  -h, --help            this help\n"
@@ -97,7 +111,7 @@ usage(const struct nf_class *class)
            class->name, class->summary, class->name,
            class->flags & NF_CONFIG_REQUIRED ? " (required)" : "",
            class->flags & NF_UNPARSED_DROP ? "drop" : "pass",
-           netio_backends(), class->config_help);
+           netio_backends(), MAX_SLEEP_US_DEFAULT, class->config_help);
 }
 
 static int usage_error(const struct nf_class *, const char *fmt, ...)
@@ -119,7 +133,7 @@ usage_error(const struct nf_class *class, const char *fmt, ...)
 enum {
     OPT_BUFFERING = 256, OPT_CHECK_CONFIG, OPT_UNPARSED, OPT_MAX_FLOWS,
     OPT_FLOW_TIMEOUT, OPT_HOLD_PACKETS, OPT_HOLD_BYTES, OPT_BACKEND,
-    OPT_RX_RING_MB, OPT_RX_TIMEOUT, OPT_CPU, OPT_LOG_LEVEL,
+    OPT_RX_RING_MB, OPT_RX_TIMEOUT, OPT_MAX_SLEEP, OPT_CPU, OPT_LOG_LEVEL,
 };
 
 static const struct option long_options[] = {
@@ -137,6 +151,7 @@ static const struct option long_options[] = {
     { "backend", required_argument, NULL, OPT_BACKEND },
     { "rx-ring-mb", required_argument, NULL, OPT_RX_RING_MB },
     { "rx-timeout-ms", required_argument, NULL, OPT_RX_TIMEOUT },
+    { "max-sleep-us", required_argument, NULL, OPT_MAX_SLEEP },
     { "cpu", required_argument, NULL, OPT_CPU },
     { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
     { "help", no_argument, NULL, 'h' },
@@ -165,6 +180,7 @@ parse_options(const struct nf_class *class, int argc, char *argv[],
     memset(o, 0, sizeof *o);
     o->backend = "afpacket";
     o->cpu = -1;
+    o->max_sleep_us = MAX_SLEEP_US_DEFAULT;
     nfcore_config_init(&o->core, class);
     netio_config_init(&o->io);
 
@@ -219,6 +235,10 @@ parse_options(const struct nf_class *class, int argc, char *argv[],
             status = number_arg(class, "rx-timeout-ms", optarg, 1, 1000, &v);
             o->io.rx_timeout_ms = (unsigned int) v;
             break;
+        case OPT_MAX_SLEEP:
+            status = number_arg(class, "max-sleep-us", optarg, 0, 100000, &v);
+            o->max_sleep_us = (unsigned int) v;
+            break;
         case OPT_CPU:
             status = number_arg(class, "cpu", optarg, 0, CPU_SETSIZE - 1, &v);
             o->cpu = (int) v;
@@ -267,11 +287,15 @@ send_all(struct nfrt *rt, struct netio *io, struct netio_pkt *pkts, size_t n)
 {
     static struct vlog_rl rl = VLOG_RL_INIT(5);
     size_t done = 0;
+    uint64_t deadline = 0;
 
-    for (int round = 0; done < n; round++) {
+    while (done < n) {
         done += io->class->tx(io, pkts + done, n - done);
         if (done < n) {
-            if (round >= TX_WAIT_ROUNDS) {
+            uint64_t now = time_ns();
+            if (!deadline) {
+                deadline = now + TX_WAIT_NS;
+            } else if (now >= deadline) {
                 rt->tx_dropped += n - done;
                 VLOG_WARN_RL(&rl, "%s: transmit ring full, dropped %zu "
                              "packets", io->name, n - done);
@@ -372,10 +396,31 @@ receive(struct nfrt *rt)
     return busy;
 }
 
+/* How long the loop may wait for a descriptor, given the time of the last
+ * packet and the previous nap (updated). */
+static struct timespec
+wait_time(const struct nfrt *rt, bool busy, uint64_t now, uint64_t last_busy,
+          uint64_t *nap_ns)
+{
+    uint64_t ns;
+
+    if (busy || (rt->polled && now - last_busy < NAP_SPIN_NS)) {
+        ns = 0;
+    } else if (rt->polled) {
+        ns = *nap_ns = MIN(*nap_ns ? 2 * *nap_ns : NAP_FIRST_NS,
+                           rt->max_nap_ns);
+    } else {
+        ns = POLL_IDLE_MS * 1000000ull;
+    }
+    return (struct timespec) { .tv_sec = (time_t) (ns / 1000000000ull),
+                               .tv_nsec = (long) (ns % 1000000000ull) };
+}
+
 static void
 run(struct nfrt *rt)
 {
     uint64_t next_ctl = 0, next_housekeeping = 0;
+    uint64_t last_busy = 0, nap_ns = 0;
 
     while (!stop_signal) {
         bool busy = receive(rt);
@@ -385,8 +430,12 @@ run(struct nfrt *rt)
         }
         uint64_t now = time_ns();
 
-        if (busy && now < next_ctl) {
-            continue;
+        if (busy) {
+            last_busy = now;
+            nap_ns = 0;
+            if (now < next_ctl) {
+                continue;
+            }
         }
         next_ctl = now + CTL_CHECK_NS;
 
@@ -404,7 +453,8 @@ run(struct nfrt *rt)
         if (rt->ctl) {
             n += ctl_server_pollfds(rt->ctl, fds + n, MAX_POLLFDS - n);
         }
-        int ready = poll(fds, (nfds_t) n, busy ? 0 : POLL_IDLE_MS);
+        struct timespec wait = wait_time(rt, busy, now, last_busy, &nap_ns);
+        int ready = ppoll(fds, (nfds_t) n, &wait, NULL);
         if (ready > 0 && rt->ctl) {
             ctl_server_run(rt->ctl, fds + first_ctl, n - first_ctl);
         }
@@ -470,6 +520,12 @@ nfrt_setup(struct nfrt *rt, const struct nfrt_options *o)
             return error == ENOTSUP ? EXIT_USAGE : 1;
         }
         rt->n_ports++;
+        rt->polled |= rt->ports[i]->class->rx_fd(rt->ports[i]) < 0;
+    }
+    rt->max_nap_ns = o->max_sleep_us * 1000ull;
+    if (rt->polled) {
+        /* Naps of microseconds, not the default 50 us of timer slack. */
+        prctl(PR_SET_TIMERSLACK, TIMER_SLACK_NS);
     }
     if (o->buffering) {
         nfcore_buffer_start(rt->core);

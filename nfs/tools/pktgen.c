@@ -25,6 +25,7 @@
 
 struct options {
     const char *iface;
+    const char *backend;
     bool sink;
     unsigned int size;          /* Frame size including the 4-byte FCS. */
     unsigned int flows;
@@ -47,9 +48,14 @@ on_signal(int sig OVS_UNUSED)
 static void
 usage(void)
 {
-    printf("pktgen -- UDP packet generator and sink on AF_PACKET rings\n\n"
+    printf("pktgen -- UDP packet generator and sink on libunonf's packet "
+           "I/O\n\n"
            "usage: pktgen --iface IF [options]\n\n"
-           "  -i, --iface IF       interface\n"
+           "  -i, --iface IF       interface (dpdk: a vhost-user socket path "
+           "or\n"
+           "                       vdev devargs)\n"
+           "      --backend NAME   packet I/O provider: %s (default\n"
+           "                       afpacket)\n"
            "      --sink           count received packets instead of sending\n"
            "  -s, --size N         frame size with FCS, 64..1518\n"
            "                       (default 64)\n"
@@ -65,7 +71,8 @@ usage(void)
            "      --dport N        destination port (default 9)\n"
            "      --cpu N          pin to CPU N\n"
            "  -h, --help\n\n"
-           "Prints a JSON line: packets, seconds, pps.\n");
+           "Prints a JSON line: packets, seconds, pps (and, generating, the\n"
+           "packets that came back, read only where no kernel drops them).\n", netio_backends());
 }
 
 static int
@@ -93,6 +100,7 @@ parse_options(int argc, char *argv[], struct options *o)
 {
     static const struct option longopts[] = {
         { "iface", required_argument, NULL, 'i' },
+        { "backend", required_argument, NULL, 'b' },
         { "sink", no_argument, NULL, 'S' },
         { "size", required_argument, NULL, 's' },
         { "flows", required_argument, NULL, 'n' },
@@ -110,6 +118,7 @@ parse_options(int argc, char *argv[], struct options *o)
     uint64_t v;
 
     memset(o, 0, sizeof *o);
+    o->backend = "afpacket";
     o->size = 64;
     o->flows = 1;
     o->duration = 5;
@@ -124,6 +133,7 @@ parse_options(int argc, char *argv[], struct options *o)
                                  NULL)) != -1;) {
         switch (c) {
         case 'i': o->iface = optarg; break;
+        case 'b': o->backend = optarg; break;
         case 'S': o->sink = true; break;
         case 's':
             if (parse_u64(optarg, 64, 1518, &v)) {
@@ -246,6 +256,11 @@ generate(const struct options *o, struct netio *io)
     uint64_t sent = 0, start = time_ns();
     uint64_t end = start + (uint64_t) (o->duration * 1e9);
     unsigned int flow = 0;
+    /* A polled provider (DPDK) has no kernel to drop what comes back to
+     * the generator: it reads and counts it, or the peer's queue fills.  It
+     * has no descriptor to wait on either: a full queue is polled again. */
+    bool drain = io->class->rx_fd(io) < 0;
+    uint64_t received = 0;
 
     for (unsigned int i = 0; i < o->flows; i++) {
         build_frame(o, i, frames + (size_t) i * len);
@@ -276,6 +291,11 @@ generate(const struct options *o, struct netio *io)
             pkts[k] = (struct netio_pkt) { f, (uint32_t) len };
             flow = (flow + 1) % o->flows;
         }
+        if (drain) {
+            struct netio_pkt in[BATCH];
+            received += io->class->rx(io, in, BATCH);
+            io->class->rx_done(io);
+        }
         size_t done = io->class->tx(io, pkts, n);
         sent += done;
         /* Frames not taken go back to their flows' turn. */
@@ -283,14 +303,15 @@ generate(const struct options *o, struct netio *io)
             flow = (flow + o->flows - 1) % o->flows;
             seqs[flow]--;
         }
-        if (done < n) {
+        if (done < n && !drain) {
             io->class->tx_wait(io, 1);
         }
     }
     io->class->tx_wait(io, 10);
     double secs = seconds(time_ns() - start);
-    printf("{\"packets\": %llu, \"seconds\": %.6f, \"pps\": %.0f}\n",
-           (unsigned long long) sent, secs, (double) sent / secs);
+    printf("{\"packets\": %llu, \"seconds\": %.6f, \"pps\": %.0f, "
+           "\"received\": %llu}\n", (unsigned long long) sent, secs,
+           (double) sent / secs, (unsigned long long) received);
     free(frames);
     free(seqs);
     return 0;
@@ -351,8 +372,10 @@ main(int argc, char *argv[])
         }
     }
     netio_config_init(&cfg);
-    int error = netio_open("afpacket", o.iface, &cfg, &io);
-    if (error) {
+    int error = netio_open(o.backend, o.iface, &cfg, &io);
+    if (error == ENOTSUP) {
+        return fail("unknown --backend", o.backend);
+    } else if (error) {
         fprintf(stderr, "pktgen: cannot open %s: %s\n", o.iface,
                 strerror(error));
         return 1;
