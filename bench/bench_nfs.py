@@ -1,11 +1,17 @@
 """Packet rate of each NF on one core, against the no-op forwarder built on
-the same library, measured in the same run (issue 7).
+the same library, measured in the same run (issue 7), on both packet I/O
+providers (issue 21), and secgw's encryption against `openssl speed` on the
+same core.
 
-Topology: a private netns with a veth pair gen0 <-> nf0.  pktgen (nfs/tools)
+AF_PACKET: a private netns with a veth pair gen0 <-> nf0.  pktgen (nfs/tools)
 sends UDP frames over 1,000 flows on gen0 as fast as it can, pinned to one
 CPU; the NF runs on nf0 pinned to another CPU and sends every packet back
 out of nf0, where gen0 drops it early (the frames are addressed to another
-host).
+host).  DPDK: pktgen's vhost PMD (standing in for the switch) serves a
+vhost-user socket, the NF's virtio-user port connects to it, and pktgen
+sends and reads back what returns; hugepages are reserved for the run and
+given back.  The generator starts first (a virtio-user port waits for its
+vhost-user peer before the NF goes on), and runs STARTUP seconds longer.
 
 The rate is per core: the packets the NF transmitted in a window in the
 middle of the run, divided by the CPU time the NF spent in that window
@@ -17,7 +23,14 @@ too.  Each point is the median of REPEAT runs, interleaved across NFs.  Frame si
 the 4-byte FCS, as Ethernet does; Gbps are
 L2 (frame bits, no preamble or gap).
 
-    BENCH=nfs make bench         # writes bench/results/nfs.json
+A polling NF (DPDK) spends its whole core whatever the rate, so its CPU time
+says nothing of its load: its time per core is the time it spent in rounds
+that had packets to handle (its stats' busy_ns, as OVS counts a poll-mode
+thread's processing cycles), or its CPU time if less.  Here the generator,
+which copies each packet three times (its own transmit and the vhost-user
+enqueue and dequeue) to the NF's one, is the slower side.
+
+    BENCH=nfs make bench         # writes bench/results/nfs.json, nfs_dpdk.png
 """
 from __future__ import annotations
 
@@ -25,19 +38,25 @@ import json
 import os
 import pathlib
 import platform
+import re
 import subprocess
 import tempfile
 import time
 
 from uno_nfs import NfControl, nf_binary, wait_ready
+from uno_platform import hugepages
 
 NFS = ["noop", "l2fw", "l7fw", "secgw", "monitor", "nat"]
 SIZES = [64, 1280]
 FLOWS = 1000
 SRC, DST = "10.0.0.1", "198.51.100.1"
 WARMUP, WINDOW = 1.5, 3.0            # seconds
+STARTUP = 3.0                        # the NF's longest start, in seconds
 REPEAT = 3                           # runs per point, interleaved; median
 NF_CPU, GEN_CPU = 1, 0
+BACKENDS = ["afpacket", "dpdk"]
+HUGEPAGES = 128                      # the NF and pktgen take about 11 each
+OPENSSL_SECONDS = 3
 
 CONFIGS = {
     # Ten rules, the traffic allowed by the last.
@@ -91,28 +110,50 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+def _wait_for(condition, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError("pktgen did not open its vhost-user socket")
+        time.sleep(0.01)
+
+
 def _cpu_ns(pid: int) -> int:
     with open(f"/proc/{pid}/schedstat") as f:
         return int(f.read().split()[0])
 
 
-def _measure(bed: _Testbed, tmp: pathlib.Path, nf: str, size: int) -> dict:
+def _ports(tmp: pathlib.Path, nf: str, backend: str) -> tuple[list, list]:
+    """The NF's and the generator's port options for `backend`."""
+    if backend == "afpacket":
+        return ["--iface", "nf0"], ["--iface", "gen0"]
+    sock = tmp / f"{nf}.vhost"
+    sock.unlink(missing_ok=True)
+    return (["--backend", "dpdk", "--iface", f"net_virtio_user0,path={sock}"],
+            ["--backend", "dpdk", "--iface", f"net_vhost0,iface={sock}"])
+
+
+def _measure(bed: _Testbed, tmp: pathlib.Path, nf: str, size: int,
+             backend: str) -> dict:
     control = tmp / f"{nf}.sock"
-    cmd = [nf_binary(nf), "--iface", "nf0", "--control", control,
+    nf_port, gen_port = _ports(tmp, nf, backend)
+    cmd = [nf_binary(nf), *nf_port, "--control", control,
            "--cpu", NF_CPU, "--log-level", "warn"]
     if nf in CONFIGS:
         conf = tmp / f"{nf}.conf"
         conf.write_text(CONFIGS[nf])
         cmd += ["--config", conf]
-    nf_proc = bed.popen(*cmd, stderr=subprocess.PIPE)
-    gen = None
+    duration = STARTUP + WARMUP + WINDOW + 1.0
+    gen = bed.popen(nf_binary("pktgen"), *gen_port, "--size", size,
+                    "--flows", FLOWS, "--src", SRC, "--dst", DST,
+                    "--duration", duration, "--cpu", GEN_CPU,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    nf_proc = None
     try:
-        ctl: NfControl = wait_ready(str(control), timeout=15)
-        duration = WARMUP + WINDOW + 1.0
-        gen = bed.popen(nf_binary("pktgen"), "--iface", "gen0", "--size", size,
-                        "--flows", FLOWS, "--src", SRC, "--dst", DST,
-                        "--duration", duration, "--cpu", GEN_CPU,
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if backend == "dpdk":   # the generator's vhost-user socket is there
+            _wait_for(lambda: (tmp / f"{nf}.vhost").exists(), STARTUP)
+        nf_proc = bed.popen(*cmd, stderr=subprocess.PIPE)
+        ctl: NfControl = wait_ready(str(control), timeout=STARTUP)
         time.sleep(WARMUP)
         s0, t0, c0 = ctl.stats(), time.monotonic(), _cpu_ns(nf_proc.pid)
         time.sleep(WINDOW)
@@ -123,12 +164,14 @@ def _measure(bed: _Testbed, tmp: pathlib.Path, nf: str, size: int) -> dict:
         sent = json.loads(out)
         ctl.close()
     finally:
-        if gen is not None:
-            _stop(gen)
-        _stop(nf_proc)
+        _stop(gen)
+        if nf_proc is not None:
+            _stop(nf_proc)
 
     packets = s1["tx"] - s0["tx"]
     cpu = (c1 - c0) / 1e9
+    if backend == "dpdk":
+        cpu = min(cpu, (s1["busy_ns"] - s0["busy_ns"]) / 1e9)
     pps = packets / cpu if cpu > 0 else 0.0
     return {
         "mpps": round(pps / 1e6, 4),
@@ -150,30 +193,77 @@ def _median_run(runs: list[dict]) -> dict:
     return best
 
 
+def _openssl_gbps(size: int) -> float:
+    """`openssl speed -evp aes-128-gcm` on the NF's core: Gbit/s of
+    `size`-byte buffers."""
+    out = subprocess.run(
+        ["taskset", "-c", str(NF_CPU), "openssl", "speed", "-elapsed",
+         "-seconds", str(OPENSSL_SECONDS), "-bytes", str(size), "-evp",
+         "aes-128-gcm"], check=True, capture_output=True, text=True).stdout
+    m = re.search(r"^AES-128-GCM\s+([\d.]+)k\s*$", out, re.M)
+    if not m:
+        raise RuntimeError(f"cannot read openssl speed's output: {out!r}")
+    return float(m.group(1)) * 1000 * 8 / 1e9
+
+
+def _plot(results: dict, path: pathlib.Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(SIZES), figsize=(10, 3.6))
+    width = 0.38
+    for ax, size in zip(axes, map(str, SIZES), strict=True):
+        xs = range(len(NFS))
+        for k, backend in enumerate(BACKENDS):
+            ax.bar([x + (k - 0.5) * width for x in xs],
+                   [results[backend][nf][size]["mpps"] for nf in NFS],
+                   width, label=backend)
+        ax.set_xticks(list(xs), NFS)
+        ax.set_title(f"{size}-byte frames")
+        ax.set_ylabel("Mpps per core")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(results_dir: pathlib.Path) -> dict:
     if os.geteuid() != 0:
         raise RuntimeError("bench_nfs needs root (network namespaces)")
     cpus = os.cpu_count() or 1
-    runs: dict = {(nf, size): [] for nf in NFS for size in SIZES}
-    with tempfile.TemporaryDirectory() as tmp, _Testbed() as bed:
+    runs: dict = {(b, nf, size): [] for b in BACKENDS for nf in NFS
+                  for size in SIZES}
+    openssl = []
+    with tempfile.TemporaryDirectory() as tmp, _Testbed() as bed, \
+            hugepages.reserved(HUGEPAGES):
         for _ in range(REPEAT):
+            openssl.append(_openssl_gbps(SIZES[-1]))
             for size in SIZES:
                 for nf in NFS:
-                    runs[nf, size].append(_measure(bed, pathlib.Path(tmp), nf,
-                                                   size))
-    results = {nf: {str(size): _median_run(runs[nf, size]) for size in SIZES}
-               for nf in NFS}
-    for nf in NFS:
-        for size in map(str, SIZES):
-            base = results["noop"][size]["mpps"]
-            r = results[nf][size]
-            r["ratio_to_noop"] = round(r["mpps"] / base, 3) if base else None
+                    for b in BACKENDS:
+                        runs[b, nf, size].append(
+                            _measure(bed, pathlib.Path(tmp), nf, size, b))
+    results = {b: {nf: {str(size): _median_run(runs[b, nf, size])
+                        for size in SIZES} for nf in NFS} for b in BACKENDS}
+    for b in BACKENDS:
+        for nf in NFS:
+            for size in map(str, SIZES):
+                base = results[b]["noop"][size]["mpps"]
+                r = results[b][nf][size]
+                r["ratio_to_noop"] = round(r["mpps"] / base, 3) if base else None
+                afp = results["afpacket"][nf][size]["mpps"]
+                r["ratio_to_afpacket"] = round(r["mpps"] / afp, 2) if afp else None
+    openssl_gbps = sorted(openssl)[len(openssl) // 2]
+    secgw = {b: results[b]["secgw"][str(SIZES[-1])]["gbps"] for b in BACKENDS}
+    _plot(results, results_dir / "nfs_dpdk.png")
 
     report = {
         "benchmark": "nfs",
         "what": "packets per second of each NF per core (packets over the"
                 " NF's CPU time), single-port mode, AF_PACKET on a veth"
-                " pair, vs the no-op forwarder",
+                " pair and DPDK on a vhost-user socket, vs the no-op"
+                " forwarder and vs AF_PACKET; secgw vs openssl speed",
         "setup": {
             "flows": FLOWS, "sizes_with_fcs": SIZES, "window_s": WINDOW,
             "repeat": REPEAT,
@@ -181,15 +271,27 @@ def main(results_dir: pathlib.Path) -> dict:
             "generator_cpu": GEN_CPU if cpus > 1 else None,
             "cpus": cpus, "machine": platform.machine(),
             "kernel": platform.release(),
-            "configs": CONFIGS,
+            "configs": CONFIGS, "backends": BACKENDS,
+            "openssl_seconds": OPENSSL_SECONDS,
         },
         "results": results,
+        "secgw_vs_openssl": {
+            "frame_bytes": SIZES[-1], "openssl_gbps": round(openssl_gbps, 2),
+            "openssl_samples_gbps": [round(g, 2) for g in openssl],
+            **{f"{b}_gbps": secgw[b] for b in BACKENDS},
+            **{f"{b}_ratio": round(secgw[b] / openssl_gbps, 3)
+               for b in BACKENDS},
+        },
+        "plot": "nfs_dpdk.png",
     }
     out = results_dir / "nfs.json"
     out.write_text(json.dumps(report, indent=2) + "\n")
-    return {nf: {size: {k: results[nf][size][k]
-                        for k in ("mpps", "gbps", "ratio_to_noop")}
-                 for size in map(str, SIZES)} for nf in NFS}
+    return {"l2fw_64_dpdk_over_afpacket":
+            results["dpdk"]["l2fw"]["64"]["ratio_to_afpacket"],
+            "secgw_vs_openssl": report["secgw_vs_openssl"],
+            **{b: {nf: {size: results[b][nf][size]["mpps"]
+                        for size in map(str, SIZES)} for nf in NFS}
+               for b in BACKENDS}}
 
 
 if __name__ == "__main__":

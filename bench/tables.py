@@ -143,12 +143,20 @@ def _footprint(r: dict) -> str:
 # -- the other components ------------------------------------------------------------------------
 
 def _nfs(r: dict) -> str:
-    rows = [[nf, int(size), m["mpps"], m.get("ratio_to_noop", 1.0), m["gbps"], m["cpu_util"]]
-            for nf, by_size in r["results"].items() for size, m in by_size.items()]
-    s = r["setup"]
+    res, s, ssl = r["results"], r["setup"], r["secgw_vs_openssl"]
+    rows = [[nf, int(size), m["mpps"], m["ratio_to_noop"], m["cpu_util"], d["mpps"], d["ratio_to_noop"],
+             d["ratio_to_afpacket"], d["gbps"]]
+            for nf, by_size in res["afpacket"].items() for size, m in by_size.items()
+            for d in [res["dpdk"][nf][size]]]
     return ("## Packets per core (`nfs.json`)\n\nMillion packets per second of one NF on one core, "
-            f"{s['flows']:,} flows, best of {s['repeat']}; the ratio is against the no-op forwarder in the same run."
-            "\n\n" + table(["NF", "frame bytes", "Mpps", "ratio to noop", "Gbit/s", "CPU"], rows))
+            f"{s['flows']:,} flows, median of {s['repeat']}, on AF_PACKET (a veth pair) and DPDK (virtio-user on a "
+            "vhost-user socket); ratios against the no-op forwarder and AF_PACKET in the same run. A DPDK NF polls, "
+            "so it uses its whole core at any rate. Plot: `bench/results/nfs_dpdk.png`.\n\n"
+            + table(["NF", "frame bytes", "AF_PACKET Mpps", "ratio to noop", "CPU", "DPDK Mpps", "ratio to noop",
+                     "DPDK / AF_PACKET", "DPDK Gbit/s"], rows)
+            + f"\nsecgw at {ssl['frame_bytes']:,} bytes against `openssl speed -evp aes-128-gcm` on the same core "
+            f"({ssl['openssl_gbps']} Gbit/s): {ssl['dpdk_gbps']} Gbit/s on DPDK ({ssl['dpdk_ratio']}), "
+            f"{ssl['afpacket_gbps']} on AF_PACKET ({ssl['afpacket_ratio']}).\n")
 
 
 def _migration(r: dict) -> str:

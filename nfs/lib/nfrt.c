@@ -59,6 +59,7 @@ struct nfrt {
     struct ctl_server *ctl;
     struct nfctl nfctl;
     uint64_t tx_dropped;        /* Packets that found the tx ring full. */
+    uint64_t busy_ns;           /* In rounds that had packets to handle. */
     struct nf_batch batch;
     struct netio_pkt io_pkts[NF_BATCH_MAX];
 };
@@ -354,6 +355,8 @@ stats_hook(void *aux, struct json *j)
     json_u64(j, "tx", sum.tx_packets);
     json_u64(j, "tx_errors", sum.tx_errors);
     json_u64(j, "tx_dropped", rt->tx_dropped);
+    /* A polling NF (dpdk) uses its whole core: its load is this share. */
+    json_u64(j, "busy_ns", rt->busy_ns);
     json_u64(j, "rx_kernel_drops", sum.rx_kernel_drops);
     json_u64(j, "rx_truncated", sum.rx_truncated);
     json_u64(j, "drop", nfcore_counters(rt->core)->nf_drop
@@ -421,6 +424,7 @@ run(struct nfrt *rt)
 {
     uint64_t next_ctl = 0, next_housekeeping = 0;
     uint64_t last_busy = 0, nap_ns = 0;
+    uint64_t round_start = time_ns();
 
     while (!stop_signal) {
         bool busy = receive(rt);
@@ -431,6 +435,8 @@ run(struct nfrt *rt)
         uint64_t now = time_ns();
 
         if (busy) {
+            rt->busy_ns += now - round_start;
+            round_start = now;
             last_busy = now;
             nap_ns = 0;
             if (now < next_ctl) {
@@ -459,7 +465,7 @@ run(struct nfrt *rt)
             ctl_server_run(rt->ctl, fds + first_ctl, n - first_ctl);
         }
 
-        now = time_ns();
+        now = round_start = time_ns();
         if (now >= next_housekeeping) {
             next_housekeeping = now + HOUSEKEEPING_NS;
             nfcore_expire(rt->core, now, EXPIRE_PER_ROUND);

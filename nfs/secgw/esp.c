@@ -50,8 +50,8 @@ make_nonce(const struct esp_sa *sa, const uint8_t *iv, uint8_t nonce[12])
 }
 
 void
-esp_seal(struct esp_sa *sa, uint32_t seq, const uint8_t *pt, size_t pt_len,
-         uint8_t *out)
+esp_seal2(struct esp_sa *sa, uint32_t seq, const uint8_t *head,
+          size_t head_len, const uint8_t *tail, size_t tail_len, uint8_t *out)
 {
     uint8_t nonce[12];
     uint8_t *iv = out + ESP_HDR_LEN;
@@ -63,13 +63,24 @@ esp_seal(struct esp_sa *sa, uint32_t seq, const uint8_t *pt, size_t pt_len,
     put_be64(iv, seq);
     make_nonce(sa, iv, nonce);
 
-    /* With a key and cipher set, these calls cannot fail. */
+    /* With a key and cipher set, these calls cannot fail.  GCM is a stream
+     * cipher: each update writes as many bytes as it reads. */
     EVP_EncryptInit_ex(sa->ctx, NULL, NULL, NULL, nonce);
     EVP_EncryptUpdate(sa->ctx, NULL, &n, out, ESP_HDR_LEN);   /* AAD. */
-    EVP_EncryptUpdate(sa->ctx, ct, &n, pt, (int) pt_len);
-    EVP_EncryptFinal_ex(sa->ctx, ct + n, &n);
+    EVP_EncryptUpdate(sa->ctx, ct, &n, head, (int) head_len);
+    if (tail_len) {
+        EVP_EncryptUpdate(sa->ctx, ct + head_len, &n, tail, (int) tail_len);
+    }
+    EVP_EncryptFinal_ex(sa->ctx, ct + head_len + tail_len, &n);
     EVP_CIPHER_CTX_ctrl(sa->ctx, EVP_CTRL_GCM_GET_TAG, ESP_ICV_LEN,
-                        ct + pt_len);
+                        ct + head_len + tail_len);
+}
+
+void
+esp_seal(struct esp_sa *sa, uint32_t seq, const uint8_t *pt, size_t pt_len,
+         uint8_t *out)
+{
+    esp_seal2(sa, seq, pt, pt_len, NULL, 0, out);
 }
 
 static void
@@ -104,15 +115,17 @@ esp_encap(struct esp_sa *sa, const uint8_t *inner, size_t len, uint8_t nh,
         return ESP_SEQ_OVERFLOW;
     }
 
-    uint8_t *pt = out + ESP_OUTER_LEN + ESP_HDR_LEN + ESP_IV_LEN;
-    memmove(pt, inner, len);
+    /* The inner packet is encrypted from where it is, its trailer from
+     * here: no copy of the packet before encryption. */
+    uint8_t trailer[3 + 2];
     for (size_t i = 0; i < pad; i++) {
-        pt[len + i] = (uint8_t) (i + 1);        /* RFC 4303 default. */
+        trailer[i] = (uint8_t) (i + 1);         /* RFC 4303 default. */
     }
-    pt[len + pad] = (uint8_t) pad;
-    pt[len + pad + 1] = nh;
+    trailer[pad] = (uint8_t) pad;
+    trailer[pad + 1] = nh;
 
-    esp_seal(sa, ++sa->seq, pt, pt_len, out + ESP_OUTER_LEN);
+    esp_seal2(sa, ++sa->seq, inner, len, trailer, pad + 2,
+              out + ESP_OUTER_LEN);
     put_outer_ipv4(sa, out, total, tos);
     sa->packets++;
     sa->bytes += len;

@@ -61,6 +61,10 @@ void esp_sa_uninit(struct esp_sa *);
  * 'out' + ESP_HDR_LEN + ESP_IV_LEN (in place). */
 void esp_seal(struct esp_sa *, uint32_t seq, const uint8_t *pt,
               size_t pt_len, uint8_t *out);
+/* The same, of the plaintext 'head' followed by 'tail' (neither in place). */
+void esp_seal2(struct esp_sa *, uint32_t seq, const uint8_t *head,
+               size_t head_len, const uint8_t *tail, size_t tail_len,
+               uint8_t *out);
 
 /* Encapsulates the IP packet 'inner' (next header 'nh': 4 or 41) into 'out'
  * (outer IPv4 header onwards, at most 'room' bytes).  'tos' is copied to the
