@@ -92,10 +92,11 @@ class Launcher(abc.ABC):
         return path
 
     def nf_argv(self, instance_id: str, binary: str, iface: str, config_text: str | None,
-                hold_packets: int | None) -> list[str]:
+                hold_packets: int | None, *, backend: str = "afpacket") -> list[str]:
+        """The NF's command line; `backend` is the packet I/O the platform's port takes (netio)."""
         control = self.control_path(instance_id)
         control.unlink(missing_ok=True)
-        argv = [str(self.binary(binary)), "--iface", iface, "--control", str(control)]
+        argv = [str(self.binary(binary)), "--backend", backend, "--iface", iface, "--control", str(control)]
         if hold_packets is not None:
             argv += ["--buffering", "--hold-packets", str(hold_packets)]
         if config_text is not None:
@@ -158,7 +159,8 @@ class ProcessLauncher(Launcher):
         self.binary(binary)  # fail before creating anything
         created = platform_call(self.platform.add_port, side, port)
         try:
-            argv = self.nf_argv(instance_id, binary, created["nf_ifname"], config_text, hold_packets)
+            argv = self.nf_argv(instance_id, binary, created["nf_ifname"], config_text, hold_packets,
+                                backend=created.get("backend", "afpacket"))
             with open(self.log_path(instance_id), "ab") as log_out:
                 proc = self.platform.spawn(side, argv, stdin=subprocess.DEVNULL, stdout=log_out,
                                            stderr=log_out, start_new_session=True)

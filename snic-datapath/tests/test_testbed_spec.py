@@ -23,6 +23,7 @@ def test_default_spec_is_valid():
     ({"controller": "tcp:localhost:6653"}, "is not an IP address"),
     ({"controller": "127.0.0.1:6653"}, "must look like tcp:IP:PORT"),
     ({"controller": "tcp:127.0.0.1:70000"}, "port must be 1-65535"),
+    ({"datapath": "afxdp"}, "--datapath must be one of veth, dpdk"),
 ])
 def test_impossible_values_are_refused_with_a_reason(changes, reason):
     with pytest.raises(SpecError, match=reason):
@@ -59,5 +60,5 @@ def test_controller_target_is_parsed():
 def test_spec_json_has_what_the_description_needs():
     data = TestbedSpec(controller="tcp:127.0.0.1:6643").to_json()
     assert data == {"pcie_gbps": 10.0, "snic_cores": 2.0, "snics": 1, "wire_ports": 1, "vms": 1,
-                    "controller": "tcp:127.0.0.1:6643", "pcie_mtu": 1600}
+                    "controller": "tcp:127.0.0.1:6643", "pcie_mtu": 1600, "datapath": "veth"}
     json.dumps(data)

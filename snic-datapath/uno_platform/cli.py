@@ -20,6 +20,8 @@ SPEC_FLAGS = {
     "controller": ("controller", str, "point every bridge at this controller, tcp:IP:PORT or ssl:IP:PORT "
                    "(certificates made with ovs-pki)"),
     "pcie-mtu": ("pcie_mtu", int, "MTU of the PCIe link (room for flow-id tags)"),
+    "datapath": ("datapath", str, "veth (kernel interfaces, AF_PACKET) or dpdk (OVS-DPDK, a vhost-user PCIe "
+                 "link and NF ports, hugepages reserved by up and released by down)"),
 }
 DEFAULTS = TestbedSpec()
 

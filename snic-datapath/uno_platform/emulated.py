@@ -13,8 +13,8 @@ import pathlib
 import shutil
 import subprocess
 
+from uno_platform import dpdk, hugepages, pki, system
 from uno_platform import losses as drops
-from uno_platform import pki, system
 from uno_platform.base import Platform, write_description
 from uno_platform.cgroups import HOST_GUARANTEED_CORES, SideCgroup, check_available, existing_names, preexec_join
 from uno_platform.errors import PlatformError, SpecError
@@ -131,11 +131,19 @@ class EmulatedPlatform(Platform):
         cg = self.switch(switch_id)["cgroup"]
         return SideCgroup(cg["cpu"], cg["cpuacct"])
 
+    @property
+    def datapath(self) -> str:
+        return self.description["spec"].get("datapath", "veth")
+
     def add_port(self, switch_id: str, name: str) -> dict:
-        """A veth pair inside the switch's namespace: `name` on the bridge, `name`+"x" for the NF.
+        """A port for an NF: on veth, a veth pair inside the switch's namespace, `name` on the bridge and
+        `name`+"x" for the NF; on DPDK, a vhost-user port whose socket the NF serves ("nf_ifname" is then
+        the socket's path, and "backend" says which packet I/O the NF opens it with).
 
         A whole port of that name already there (one kept for an NF's return) is reused as it is: adding or
         deleting a bridge port stalls the userspace datapath's forwarding for 3-20 ms, reusing one does not."""
+        if self.datapath == "dpdk":
+            return self._add_vhost_port(switch_id, name)
         sw = self.switch(switch_id)
         nf_ifname = nf_peer_name(name)
         if len(nf_ifname) > IFNAME_MAX:
@@ -151,6 +159,19 @@ class EmulatedPlatform(Platform):
             self.remove_port(switch_id, name)
             raise
         return {"name": name, "ofport": ofport, "netns": sw["netns"], "nf_ifname": nf_ifname}
+
+    def _add_vhost_port(self, switch_id: str, name: str) -> dict:
+        sw, ovs = self.switch(switch_id), self.ovs(switch_id)
+        socket = dpdk.nf_socket(sw["rundir"], name)
+        if name not in ovs.vsctl("list-ports", sw["bridge"]).split():
+            try:
+                ovs.vsctl("add-port", sw["bridge"], name, "--", "set", "Interface", name,
+                          *dpdk.nf_interface(socket))
+            except PlatformError:
+                self.remove_port(switch_id, name)
+                raise
+        return {"name": name, "ofport": ovs.ofport(name), "netns": sw["netns"], "nf_ifname": str(socket),
+                "backend": "dpdk"}
 
     def plug_interface(self, switch_id: str, ifname: str) -> int:
         netns = self.switch(switch_id)["netns"]
@@ -171,10 +192,16 @@ class EmulatedPlatform(Platform):
     def remove_port(self, switch_id: str, name: str) -> None:
         sw = self.switch(switch_id)
         self.ovs(switch_id).vsctl("--if-exists", "del-port", sw["bridge"], name)
+        if self.datapath == "dpdk":
+            dpdk.nf_socket(sw["rundir"], name).unlink(missing_ok=True)
         if system.link_exists(name, sw["netns"]):
             system.run(["ip", "-n", sw["netns"], "link", "del", name])
 
     def port_backlog(self, switch_id: str, name: str) -> int:
+        if self.datapath == "dpdk":
+            # The switch's poll-mode thread reads a vhost-user port's ring within its longest sleep
+            # (dpdk.PMD_MAXSLEEP_US); no kernel queue holds packets for it.
+            return 0
         # The userspace datapath reads a system port through a packet socket bound to it: its receive queue.
         # Read from /proc rather than with `ss` (a process costs milliseconds, and migrated packets wait for
         # this): the daemon runs in the switch's namespaces, so its /proc/PID/net is the namespace's and the
@@ -283,10 +310,13 @@ class _Builder:
         self.ext: list[dict] = []
         self.links: list[dict] = []
         self.pki: pki.Pki | None = None
+        self.dpdk = spec.datapath == "dpdk"
 
     def build(self) -> dict:
         self._cgroups()
         self._namespaces()
+        if self.dpdk:
+            self._hugepages()
         self._switches()
         self._pcie_links()
         self._wire_ports()
@@ -311,8 +341,15 @@ class _Builder:
             self.ledger.record("netns", name=ns)
             make_netns(ns)
 
+    def _hugepages(self) -> None:
+        reason = dpdk.available()
+        if reason:
+            raise PlatformError(f"the dpdk datapath cannot run: {reason}")
+        added = hugepages.reserve(dpdk.hugepages(len(self.switch_ids)))
+        self.ledger.record("hugepages", pages=added)
+
     def _switches(self) -> None:
-        for sw in self.switch_ids:
+        for index, sw in enumerate(self.switch_ids):
             netns = self.names.switch_netns(sw)
             ovs = OvsInstance(self.state / sw, netns)
 
@@ -320,7 +357,7 @@ class _Builder:
                 self.ledger.record("process", name=f"{sw}/{daemon}", pid=pid,
                                    start=system.start_time(pid), group=False)
 
-            ovs.start(self.cgroups[sw], started)
+            ovs.start(self.cgroups[sw], started, dpdk_index=index if self.dpdk else None)
             ovs.vsctl("set", "Open_vSwitch", ".", "other_config:vlan-limit=2")
             bridge = self.names.switch_bridge(sw)
             ovs.vsctl("add-br", bridge, "--", "set", "Bridge", bridge, "datapath_type=netdev",
@@ -334,13 +371,14 @@ class _Builder:
         self.ledger.record("link", name=a, netns=a_ns)
         make_veth(a, a_ns, b, b_ns, b_mac=b_mac, mtu=mtu)
 
-    def _add_port(self, sw: str, name: str, ofport: int, *, own_qdisc: bool = False, **attrs) -> None:
+    def _add_port(self, sw: str, name: str, ofport: int, *, own_qdisc: bool = False,
+                  interface: tuple[str, ...] = (), **attrs) -> None:
         bridge = self.names.switch_bridge(sw)
         # OVS replaces a port's qdisc with its own QoS setting unless told not to (linux-noop)
         qos = ["--", "set", "Port", name, "qos=@noop", "--", "--id=@noop", "create", "QoS",
                "type=linux-noop"] if own_qdisc else []
         self.ovs[sw].vsctl("add-port", bridge, name, "--", "set", "Interface", name,
-                           f"ofport_request={ofport}", *qos)
+                           f"ofport_request={ofport}", *interface, *qos)
         self.ports[sw].append({"name": name, "ofport": ofport, **attrs})
 
     def _shape(self, name: str, netns: str) -> None:
@@ -362,6 +400,9 @@ class _Builder:
             snic = Names.snic(i)
             snic_ns = self.names.switch_netns(snic)
             hport, sport = self.names.pcie_host_port(i), self.names.pcie_snic_port(i)
+            if self.dpdk:
+                self._vhost_link(i, hport, sport)
+                continue
             self._veth(hport, host_ns, sport, snic_ns, mtu=self.spec.pcie_mtu)
             self._add_port("host", hport, 1 + i, own_qdisc=True, kind="pcie",
                            peer={"switch": snic, "port": sport})
@@ -371,6 +412,17 @@ class _Builder:
             self._shape(sport, snic_ns)
             self.links.append({"host_port": hport, "snic": snic, "snic_port": sport,
                                "gbps": self.spec.pcie_gbps, "mtu": self.spec.pcie_mtu})
+
+    def _vhost_link(self, i: int, hport: str, sport: str) -> None:
+        """The DPDK datapath's link (dpdk.py): the host serves a vhost-user socket, the sNIC attaches to it."""
+        snic, gbps, mtu = Names.snic(i), self.spec.pcie_gbps, self.spec.pcie_mtu
+        self._add_port("host", hport, 1 + i, interface=tuple(dpdk.pcie_host_interface(gbps, mtu)), kind="pcie",
+                       peer={"switch": snic, "port": sport})
+        socket = self.ovs["host"].rundir / hport
+        system.wait_for(socket.exists, 10, f"the vhost-user socket {socket}")
+        self._add_port(snic, sport, 1, interface=tuple(dpdk.pcie_snic_interface(socket, i, gbps, mtu)),
+                       kind="pcie", peer={"switch": "host", "port": hport})
+        self.links.append({"host_port": hport, "snic": snic, "snic_port": sport, "gbps": gbps, "mtu": mtu})
 
     def _wire_ports(self) -> None:
         ext_ns = self.names.ext_netns()
@@ -514,8 +566,12 @@ def _undo_dir(entry: dict) -> None:
     shutil.rmtree(entry["path"], ignore_errors=True)
 
 
+def _undo_hugepages(entry: dict) -> None:
+    hugepages.release(entry["pages"])
+
+
 _UNDO = {"process": _undo_process, "link": _undo_link, "netns": _undo_netns,
-         "cgroup": _undo_cgroup, "dir": _undo_dir}
+         "cgroup": _undo_cgroup, "dir": _undo_dir, "hugepages": _undo_hugepages}
 
 
 def _sweep_entries(prefix: str, state: pathlib.Path) -> list[dict]:

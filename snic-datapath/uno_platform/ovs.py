@@ -11,7 +11,7 @@ import os
 import pathlib
 import subprocess
 
-from uno_platform import system
+from uno_platform import dpdk, system
 from uno_platform.cgroups import SideCgroup, preexec_join
 from uno_platform.errors import PlatformError
 
@@ -49,11 +49,12 @@ class OvsInstance:
         run = str(self.rundir)
         return {"OVS_RUNDIR": run, "OVS_LOGDIR": run, "OVS_DBDIR": run}
 
-    def start(self, cgroup: SideCgroup, on_started) -> None:
+    def start(self, cgroup: SideCgroup, on_started, *, dpdk_index: int | None = None) -> None:
         """Create the database and start both daemons in the namespace and cgroup.
 
         `on_started(daemon, pid)` is called as soon as each daemon runs, so the
-        caller can record it before anything else can fail.
+        caller can record it before anything else can fail. With `dpdk_index`, the
+        switch is OVS-DPDK, the platform's switch number `dpdk_index` (dpdk.py).
         """
         self.rundir.mkdir(parents=True)
         system.run(["ovsdb-tool", "create", str(self.rundir / "conf.db"), SCHEMA])
@@ -61,10 +62,15 @@ class OvsInstance:
             str(self.rundir / "conf.db"), f"--remote=p{self.db_socket}",
         ], cgroup, on_started)
         self.vsctl("--no-wait", "init")
-        self._daemon("ovs-vswitchd", [self.db_socket], cgroup, on_started)
+        binary = "ovs-vswitchd"
+        if dpdk_index is not None:
+            self.vsctl("--no-wait", "set", "Open_vSwitch", ".", *dpdk.other_config(dpdk_index))
+            binary = dpdk.VSWITCHD
+        self._daemon("ovs-vswitchd", [self.db_socket], cgroup, on_started, binary=binary)
 
-    def _daemon(self, name: str, args: list[str], cgroup: SideCgroup, on_started) -> None:
-        argv = ["ip", "netns", "exec", self.netns, name, *args,
+    def _daemon(self, name: str, args: list[str], cgroup: SideCgroup, on_started, *,
+                binary: str | None = None) -> None:
+        argv = ["ip", "netns", "exec", self.netns, binary or name, *args,
                 f"--pidfile={self.pidfile(name)}", f"--unixctl={self.rundir / name}.ctl",
                 f"--log-file={self.rundir / name}.log", "--detach", "--no-chdir"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=30,

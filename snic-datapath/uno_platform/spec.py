@@ -19,6 +19,7 @@ MAX_SNICS = 8
 MAX_WIRE_PORTS = 16
 MAX_VMS = 64
 MIN_CORES = 0.01         # CFS quota must be at least 1 ms per 100 ms period
+DATAPATHS = ("veth", "dpdk")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +36,7 @@ class TestbedSpec:
     vms: int = 1
     controller: str | None = None
     pcie_mtu: int = 1600
+    datapath: str = "veth"
     state_dir: str = "/run/uno"
 
     def validate(self) -> None:
@@ -48,6 +50,8 @@ class TestbedSpec:
         _check_range("wire-ports", self.wire_ports, 0, MAX_WIRE_PORTS)
         _check_range("vms", self.vms, 0, MAX_VMS)
         _check_range("pcie-mtu", self.pcie_mtu, 1280, 9000)
+        if self.datapath not in DATAPATHS:
+            raise SpecError(f"--datapath must be one of {', '.join(DATAPATHS)}, not {self.datapath!r}")
         if self.controller is not None:
             parse_controller(self.controller)
         longest = max(Names(self.prefix).interfaces(self), key=len)
