@@ -211,6 +211,39 @@ def _reference(r: dict) -> str:
             + r["benchmark"] + "\n\n" + table(["graphs", "Gurobi median s", "fast median s"], rows) + "\n" + _when(r))
 
 
+def _offload(r: dict) -> str:
+    s, res = r["setup"], r["results"]
+    rows = [[name, res[name]["host_cores"], res[name]["host_ratio_to_host"], res[name]["snic_cores"],
+             res[name]["delivered_pps"]] for name in ("host", "half", "snic")]
+    return ("## Switching offload, Fig. 8 (`offload.json`)\n\n"
+            f"{s['rules']:,} filtering rules all on the host switch, half on each side, or all on the sNIC's; "
+            f"{s['pps']:,} packets/s of {s['frame_bytes']} bytes from the sNIC's wire port to the VM, one rule per "
+            f"flow; DPDK datapath, poll-mode threads sleeping up to {s['pmd_maxsleep_us']} us. Each side's CPU "
+            f"(its cgroup), in cores, median of {s['repeat']}; plot `bench/results/{r['plot']}`.\n\n"
+            + table(["rules on", "host CPU", "ratio to HOST", "sNIC CPU", "delivered packets/s"], rows))
+
+
+def _chain(r: dict) -> str:
+    s, chain, sdwan = r["setup"], r["chain"], r["sdwan"]
+    rows = [[name, "-".join(sides), chain[name]["crossings"], chain[name]["delivered_pps"],
+             chain[name]["ratio_to_host"], chain[name]["host_cores"], chain[name]["snic_cores"]]
+            for name, sides in s["placements"].items()]
+    fig10 = [[f"{rate:,}", round(rate * s["frame_bytes"] * 8 / 1e9, 2), sdwan["host"][str(rate)]["host_cores"],
+              sdwan["snic"][str(rate)]["host_cores"], sdwan["snic"][str(rate)]["snic_cores"],
+              r["host_cores_saved"][str(rate)], sdwan["host"][str(rate)]["delivered_pps"],
+              sdwan["snic"][str(rate)]["delivered_pps"]] for rate in s["sdwan_rates_pps"]]
+    return ("## A chain on the host, the sNIC or split (`chain.json`)\n\n"
+            f"VM -> secgw -> l7fw -> monitor -> wire, {s['frame_bytes']:,}-byte frames over {s['flows']:,} flows "
+            "at the generator's highest rate, DPDK datapath; the NFs' sides in chain order; each side's CPU in cores; "
+            f"medians of {s['repeat']}.\n\n"
+            + table(["chain on", "NF sides", "PCIe crossings per packet", "delivered packets/s", "ratio to host",
+                     "host CPU", "sNIC CPU"], rows)
+            + "\n### SD-WAN offload, Fig. 10\n\nsecgw -> l7fw at fixed rates, on the host or on the sNIC; "
+            f"plot `bench/results/{r['plot']}`.\n\n"
+            + table(["packets/s", "Gbit/s", "host CPU, chain on host", "host CPU, chain on sNIC",
+                     "sNIC CPU, chain on sNIC", "host cores saved", "delivered (host)", "delivered (sNIC)"], fig10))
+
+
 #: component -> (title, [(result file, renderer)]); a result file that is not there is left out.
 COMPONENTS: dict[str, tuple[str, list[tuple[str, Callable[[dict], str]]]]] = {
     "oneswitch": ("OneSwitch", [("oneswitch.json", _flow_mods), ("oneswitch-translation.json", _translation),
@@ -219,6 +252,7 @@ COMPONENTS: dict[str, tuple[str, list[tuple[str, Callable[[dict], str]]]]] = {
                                 ("oneswitch-flow-id.json", _flow_id)]),
     "nfs": ("The network functions", [("nfs.json", _nfs)]),
     "nf-agent": ("The NF agent", [("migration.json", _migration)]),
+    "snic-datapath": ("The platform", [("offload.json", _offload), ("chain.json", _chain)]),
     "solver": ("The solver", [("solver.json", _solver), ("solver_fig16.json", _fig16),
                               ("solver_reference.json", _reference)]),
 }
