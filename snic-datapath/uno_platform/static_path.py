@@ -48,3 +48,30 @@ def flow_packets(platform: Platform, switch_id: str) -> dict[str, int]:
         head = line.split(" actions=")[0]
         counts[head.rsplit(", ", 1)[-1]] = int(head.split("n_packets=")[1].split(",")[0])
     return counts
+
+
+def install_chain(platform: Platform, hops: list[tuple[str, str]], *, first_tag: int = 300) -> int:
+    """Steer what enters at port hops[0] through each following (switch, port) in turn, one way: an NF in
+    single-port mode sends back out of its port what it received there, and the rule for that port takes
+    it to the next hop. A hop on the other side of a PCIe link is reached with an 802.1ad tag of its own
+    (first_tag, first_tag + 1, ...). Returns the number of link crossings per packet."""
+    def ofport(switch_id: str, port: str) -> int:  # NF ports are not in the description: ask the switch
+        return platform.ovs(switch_id).ofport(port)
+
+    crossings = 0
+    for k, ((sw_a, port_a), (sw_b, port_b)) in enumerate(zip(hops, hops[1:], strict=False)):
+        a, b = ofport(sw_a, port_a), ofport(sw_b, port_b)
+        if sw_a == sw_b:
+            ofctl(platform, sw_a, "add-flow", f"in_port={a},actions=output:{b}")
+            continue
+        crossings += 1
+        tag = first_tag + k
+        snic = sw_b if sw_a == "host" else sw_a
+        link = next(link for link in platform.description["pcie_links"] if link["snic"] == snic)
+        out_link, in_link = ((link["host_port"], link["snic_port"]) if sw_a == "host"
+                             else (link["snic_port"], link["host_port"]))
+        ofctl(platform, sw_a, "add-flow", f"in_port={a},actions=push_vlan:0x88a8,"
+              f"set_field:{OFPVID_PRESENT | tag}->vlan_vid,output:{ofport(sw_a, out_link)}")
+        ofctl(platform, sw_b, "add-flow", f"in_port={ofport(sw_b, in_link)},dl_vlan={tag},"
+              f"actions=pop_vlan,output:{b}")
+    return crossings
