@@ -10,7 +10,8 @@ sent before the migration, in the same run, and its slowest packet against the s
 window with no migration just before; it is also split at the start of OneSwitch's switch
 stage: packets sent before it go through the old NF, packets sent after it may wait in the new
 NF until the release (`switch_to_release_ms` bounds their wait). Medians over REPEAT migrations.
-The HOG_FLOWS point is measured again with one core held by an unrelated process (`under_load`).
+The HOG_FLOWS point is measured again with one core held by an unrelated process (`under_load`), and on the
+DPDK datapath (`dpdk`, where it can run), where OneSwitch's switch stage meets Open vSwitch's poll-mode threads.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from uno_agent.launcher import vm_netns
 from uno_harness.agent import Stack
 from uno_harness.processes import wait_for
 from uno_nfs import NfControl
+from uno_platform import dpdk
 from uno_platform.cpu_hog import CpuHog
 from uno_platform.spec import TestbedSpec
 from uno_platform.traffic import NumberedUdp, ping
@@ -38,10 +40,10 @@ PREFIX = "bmig-"
 AFTER_RELEASE_S = 0.2
 
 
-def _setup(workdir: pathlib.Path):
+def _setup(workdir: pathlib.Path, datapath: str = "veth"):
     def make_platform(controller: str):
         return uno_platform.up(TestbedSpec(prefix=PREFIX, snic_cores=1.0, pcie_gbps=1.0, vms=0, wire_ports=1,
-                                           controller=controller))
+                                           controller=controller, datapath=datapath))
     stack = Stack(workdir, make_platform)
     vm = stack.create("vm0", "vm.small")
     mon = stack.create("mon", "monitor", **{"uno:expected_gbps": 0.05})
@@ -177,6 +179,18 @@ def plot(points: list[dict], path: pathlib.Path) -> None:
     plt.close(fig)
 
 
+def dpdk_migrations(workdir: pathlib.Path) -> dict:
+    """The HOG_FLOWS point on the DPDK datapath."""
+    stack = None
+    try:
+        stack, mon, source, sink_ns, sink_ip = _setup(workdir, "dpdk")
+        return _point(HOG_FLOWS, _one_point(stack, mon, source, sink_ns, sink_ip, HOG_FLOWS))
+    finally:
+        if stack is not None:
+            stack.stop()
+        uno_platform.down(PREFIX)
+
+
 def main(results_dir: pathlib.Path) -> dict:
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="uno-bench-migration-"))
     stack = None
@@ -189,8 +203,10 @@ def main(results_dir: pathlib.Path) -> dict:
         if stack is not None:
             stack.stop()
         uno_platform.down(PREFIX)
+    dpdk_point = None if dpdk.available() else dpdk_migrations(workdir / "dpdk")
     plot(points, results_dir / "migration_fig13.png")
-    result = {"benchmark": "migration", "pps": PPS, "repeat": REPEAT, "points": points, "under_load": under_load}
+    result = {"benchmark": "migration", "pps": PPS, "repeat": REPEAT, "points": points, "under_load": under_load,
+              "dpdk": dpdk_point}
     (results_dir / "migration.json").write_text(json.dumps(result, indent=2) + "\n")
     return {name: [{k: (round(v, 2) if isinstance(v, float) else v) for k, v in p.items() if k != "samples"}
                    for p in group] for name, group in (("points", points), ("under_load", [under_load]))}

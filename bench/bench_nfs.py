@@ -55,7 +55,7 @@ STARTUP = 3.0                        # the NF's longest start, in seconds
 REPEAT = 3                           # runs per point, interleaved; median
 NF_CPU, GEN_CPU = 1, 0
 BACKENDS = ["afpacket", "dpdk"]
-HUGEPAGES = 128                      # the NF and pktgen take about 11 each
+HUGEPAGES = 128                      # the NF and pktgen take about 25 and 15
 OPENSSL_SECONDS = 3
 
 CONFIGS = {

@@ -162,6 +162,8 @@ def _nfs(r: dict) -> str:
 def _migration(r: dict) -> str:
     points = [(f"{p['flows']:,}", p) for p in r["points"]]
     points.append((f"{r['under_load']['flows']:,}, one core held by a CPU hog", r["under_load"]))
+    if r.get("dpdk"):
+        points.append((f"{r['dpdk']['flows']:,}, DPDK datapath", r["dpdk"]))
     rows = [[label, p["state_bytes"], p["serialise_ms"], p["transfer_ms"], p["deserialise_ms"], p["total_ms"],
              p["switch_to_release_ms"], p["added_latency_mean_ms"], p["added_latency_p90_ms"],
              p["added_latency_max_ms"], p.get("slowest_no_migration_ms", "-"), p["added_latency_worst_ms"],
@@ -180,7 +182,12 @@ def _migration(r: dict) -> str:
             "the release), and in the 200 ms after the release (the old NF goes; its port stays, the NF's spare).\n\n"
             + table(["flows", "add stage", "switch stage", "held by the new NF", "after the release"],
                     [[label, p["slowest_before_switch_ms"], p["slowest_switch_ms"], p["slowest_held_ms"],
-                      p["slowest_after_release_ms"]] for label, p in points if "slowest_held_ms" in p]))
+                      p["slowest_after_release_ms"]] for label, p in points if "slowest_held_ms" in p])
+            + "\nOneSwitch's remap by stage (medians; milliseconds): adding the new path, the switch stage (flow_mods, "
+            "a barrier, the revalidators' pause and purge on both bridges) and the drain markers.\n\n"
+            + table(["flows", "remap", "add stage", "switch stage", "drain"],
+                    [[label, p["remap_ms"], p["remap_add_ms"], p["remap_switch_ms"], p["remap_drain_ms"]]
+                     for label, p in points]))
 
 
 def _solver(r: dict) -> str:

@@ -24,7 +24,7 @@ EAL_EXTRA = "--no-pci --in-memory --single-file-segments --no-telemetry"
 PMD_MAXSLEEP_US = 500
 SOCKET_MEM_MB = 64            # preallocated at start
 SOCKET_LIMIT_MB = 384         # the most one switch may take; OVS sizes its mbuf pools to fit
-NF_PAGES = 16                 # an NF with one port takes about 11 pages of 2 MiB
+NF_PAGES = 32                 # an NF with one port takes about 25 pages of 2 MiB
 NF_ROOM = 8                   # NFs the reservation leaves room for, per switch
 VIRTIO_QUEUE = 4096
 
