@@ -22,12 +22,11 @@ import pathlib
 import statistics
 import subprocess
 import tempfile
-import time
 
 import uno_platform
+from bench import dpdk_platform
 from uno_nfs import nf_binary, wait_ready
-from uno_platform import dpdk, system
-from uno_platform.spec import TestbedSpec
+from uno_platform import system
 from uno_platform.static_path import install_chain, ofctl
 
 PREFIX = "bchn-"
@@ -102,10 +101,7 @@ def _run(platform, tmp: pathlib.Path, nfs: tuple[str, ...], sides: tuple[str, ..
             crossings = install_chain(platform, [("host", vm["name"]), *chain.ports,
                                                  (wire["switch"], wire["port"])])
             gen = _generator(vm["nf_ifname"], rate)
-            time.sleep(WARMUP)
-            c0, r0, t0 = platform.cpu_seconds(), _wire_rx(platform), time.monotonic()
-            time.sleep(WINDOW)
-            c1, r1, t1 = platform.cpu_seconds(), _wire_rx(platform), time.monotonic()
+            measured = dpdk_platform.window(platform, lambda: _wire_rx(platform), WARMUP, WINDOW)
             out, err = gen.communicate(timeout=WARMUP + WINDOW + 60)
     finally:
         if gen is not None and gen.poll() is None:
@@ -116,10 +112,7 @@ def _run(platform, tmp: pathlib.Path, nfs: tuple[str, ...], sides: tuple[str, ..
         platform.remove_port("host", vm["name"])
     if gen.returncode:
         raise RuntimeError(f"pktgen failed: {err.strip()}")
-    seconds = t1 - t0
-    return {"delivered_pps": round((r1 - r0) / seconds), "offered_pps": json.loads(out)["pps"],
-            "host_cores": round((c1["host"] - c0["host"]) / seconds, 4),
-            "snic_cores": round((c1["snic0"] - c0["snic0"]) / seconds, 4), "crossings": crossings}
+    return {**measured, "offered_pps": json.loads(out)["pps"], "crossings": crossings}
 
 
 def _median(samples: list[dict]) -> dict:
@@ -149,12 +142,7 @@ def _plot(sdwan: dict, path: pathlib.Path) -> None:
 
 
 def main(results_dir: pathlib.Path) -> dict:
-    reason = dpdk.available()
-    if reason:
-        raise RuntimeError(f"bench_chain needs the dpdk datapath: {reason}")
-    uno_platform.down(PREFIX)
-    platform = uno_platform.up(TestbedSpec(prefix=PREFIX, datapath="dpdk", snic_cores=2.0, vms=0,
-                                           wire_ports=1))
+    platform = dpdk_platform.up(PREFIX, "bench_chain", vms=0)
     chain_runs = {p: [] for p in PLACEMENTS}
     sdwan_runs = {p: {r: [] for r in SDWAN_RATES} for p in ("host", "snic")}
     try:

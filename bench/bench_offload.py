@@ -20,12 +20,11 @@ import pathlib
 import statistics
 import subprocess
 import tempfile
-import time
 
 import uno_platform
+from bench import dpdk_platform
 from uno_nfs import nf_binary
 from uno_platform import dpdk, system
-from uno_platform.spec import TestbedSpec
 from uno_platform.static_path import ofctl
 
 PREFIX = "boff-"
@@ -88,10 +87,7 @@ def _measure(platform, scenario: str, tmp: pathlib.Path) -> dict:
                             "--duration", str(WARMUP + WINDOW + 1)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(WARMUP)
-        c0, r0, t0 = platform.cpu_seconds(), _vm_rx(platform), time.monotonic()
-        time.sleep(WINDOW)
-        c1, r1, t1 = platform.cpu_seconds(), _vm_rx(platform), time.monotonic()
+        measured = dpdk_platform.window(platform, lambda: _vm_rx(platform), WARMUP, WINDOW)
         out, err = gen.communicate(timeout=WARMUP + WINDOW + 30)
     finally:
         if gen.poll() is None:
@@ -99,10 +95,7 @@ def _measure(platform, scenario: str, tmp: pathlib.Path) -> dict:
             gen.wait()
     if gen.returncode:
         raise RuntimeError(f"pktgen failed: {err.strip()}")
-    seconds = t1 - t0
-    return {"host_cores": round((c1["host"] - c0["host"]) / seconds, 4),
-            "snic_cores": round((c1["snic0"] - c0["snic0"]) / seconds, 4),
-            "delivered_pps": round((r1 - r0) / seconds), "offered_pps": json.loads(out)["pps"]}
+    return {**measured, "offered_pps": json.loads(out)["pps"]}
 
 
 def _plot(results: dict, path: pathlib.Path) -> None:
@@ -124,12 +117,7 @@ def _plot(results: dict, path: pathlib.Path) -> None:
 
 
 def main(results_dir: pathlib.Path) -> dict:
-    reason = dpdk.available()
-    if reason:
-        raise RuntimeError(f"bench_offload needs the dpdk datapath: {reason}")
-    uno_platform.down(PREFIX)
-    platform = uno_platform.up(TestbedSpec(prefix=PREFIX, datapath="dpdk", snic_cores=2.0, vms=1,
-                                           wire_ports=1))
+    platform = dpdk_platform.up(PREFIX, "bench_offload", vms=1)
     runs: dict[str, list[dict]] = {s: [] for s in SCENARIOS}
     try:
         with tempfile.TemporaryDirectory() as tmp:
