@@ -181,6 +181,7 @@ def plot(points: list[dict], path: pathlib.Path) -> None:
 
 def dpdk_migrations(workdir: pathlib.Path) -> dict:
     """The HOG_FLOWS point on the DPDK datapath."""
+    workdir.mkdir(parents=True, exist_ok=True)
     stack = None
     try:
         stack, mon, source, sink_ns, sink_ip = _setup(workdir, "dpdk")
