@@ -67,7 +67,9 @@ def pcie_host_interface(gbps: float, mtu: int) -> list[str]:
 def pcie_snic_interface(host_socket: pathlib.Path, index: int, gbps: float, mtu: int) -> list[str]:
     """The sNIC's end: a virtio-user device on the host's socket."""
     devargs = f"net_virtio_user{index},path={host_socket},queue_size={VIRTIO_QUEUE}"
-    return ["type=dpdk", f"options:dpdk-devargs={devargs}", f"mtu_request={mtu}", *_policer(gbps)]
+    # Open vSwitch posts 2,048 receive buffers on a DPDK port unless told: the ring would hold only those.
+    return ["type=dpdk", f"options:dpdk-devargs={devargs}", f"options:n_rxq_desc={VIRTIO_QUEUE}",
+            f"options:n_txq_desc={VIRTIO_QUEUE}", f"mtu_request={mtu}", *_policer(gbps)]
 
 
 def nf_socket(rundir: str | pathlib.Path, port: str) -> pathlib.Path:
