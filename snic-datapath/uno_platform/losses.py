@@ -47,20 +47,18 @@ def port_drops(openflow: str, ports: dict[int, str]) -> dict[str, dict[str, int]
     return found
 
 
-def bridge_ports(ovsdb: str) -> dict[int, str]:
-    """Every port of the switch, the NFs' included, by OpenFlow port number."""
-    out = json.loads(system.run(["ovs-vsctl", f"--db={ovsdb}", "--format=json", "--columns=name,ofport",
-                                 "list", "Interface"]))
-    return {ofport: name for name, ofport in out["data"] if isinstance(ofport, int) and ofport > 0}
+def interfaces(ovsdb: str) -> list[tuple[str, int, dict[str, int]]]:
+    """Every interface of the switch, the NFs' included: (name, OpenFlow port, the statistics in its database)."""
+    out = json.loads(system.run(["ovs-vsctl", f"--db={ovsdb}", "--format=json",
+                                 "--columns=name,ofport,statistics", "list", "Interface"]))
+    return [(name, ofport, {key: int(n) for key, n in stats[1]}) for name, ofport, stats in out["data"]]
 
 
-def dpdk_port_drops(ovsdb: str) -> dict[str, dict[str, int]]:
-    """Open vSwitch's drop counters of each DPDK port (ovs_*_drops), where any is not zero."""
-    out = json.loads(system.run(["ovs-vsctl", f"--db={ovsdb}", "--format=json", "--columns=name,statistics",
-                                 "list", "Interface"]))
+def dpdk_port_drops(rows: list[tuple[str, int, dict[str, int]]]) -> dict[str, dict[str, int]]:
+    """Open vSwitch's drop counters of each DPDK port (ovs_*_drops) among `interfaces()`, where any is not zero."""
     found = {}
-    for name, (_kind, pairs) in out["data"]:
-        counts = {key: int(n) for key, n in pairs if key.startswith("ovs_") and key.endswith("_drops")}
+    for name, _ofport, stats in rows:
+        counts = {key: n for key, n in stats.items() if key.startswith("ovs_") and key.endswith("_drops")}
         if any(counts.values()):
             found[name] = counts
     return found
@@ -135,7 +133,8 @@ def report(description: dict) -> dict:
                                              "snic_to_host": qdisc_drops(snic["netns"], link["snic_port"])}
     counted: dict[str, set[str]] = {}
     for sw in description["switches"]:
-        ports = bridge_ports(sw["ovsdb"])
+        rows = interfaces(sw["ovsdb"])
+        ports = {ofport: name for name, ofport, _stats in rows if isinstance(ofport, int) and ofport > 0}
         counted[sw["netns"]] = set(ports.values())
         out["switches"][sw["id"]] = {
             "datapath_lost": datapath_lost(sw["appctl"]),
@@ -144,7 +143,7 @@ def report(description: dict) -> dict:
             "ports": port_drops(sw["openflow"], ports),
         }
         if not shaped:
-            out["switches"][sw["id"]]["dpdk_ports"] = dpdk_port_drops(sw["ovsdb"])
+            out["switches"][sw["id"]]["dpdk_ports"] = dpdk_port_drops(rows)
     # bridge ports are counted above (Open vSwitch reads the same kernel counters)
     for netns in system.netns_list():
         if netns.startswith(description["prefix"]):

@@ -1,4 +1,4 @@
-"""A fixed VM <-> wire path across the PCIe link, installed with ovs-ofctl.
+"""Fixed paths across the PCIe link, installed with ovs-ofctl: a VM <-> wire path, or a one-way chain of ports.
 
 Checks a platform without any controller: the host switch pushes an 802.1ad
 flow-id tag toward the sNIC and pops the sNIC's tag on the way back, as
@@ -18,27 +18,12 @@ def ofctl(platform: Platform, switch_id: str, verb: str, *args: str) -> str:
     return system.run(["ovs-ofctl", "-O", "OpenFlow13", verb, platform.switch(switch_id)["openflow"], *args])
 
 
-def install_tagged_path(platform: Platform, vm_port: str, wire_port: str) -> dict[str, list[str]]:
-    """Connect `vm_port` (host) and `wire_port` (on its sNIC) both ways; returns the flows."""
+def install_tagged_path(platform: Platform, vm_port: str, wire_port: str) -> None:
+    """Connect `vm_port` (host) and `wire_port` (on its sNIC) both ways: TAG_UP toward the sNIC, TAG_DOWN back."""
     wire_switch = next(sw["id"] for sw in platform.description["switches"]
                        if any(p["name"] == wire_port for p in sw["ports"]))
-    link = next(link for link in platform.description["pcie_links"] if link["snic"] == wire_switch)
-    host_vm = platform.port("host", vm_port)["ofport"]
-    host_pcie = platform.port("host", link["host_port"])["ofport"]
-    snic_pcie = platform.port(wire_switch, link["snic_port"])["ofport"]
-    snic_wire = platform.port(wire_switch, wire_port)["ofport"]
-    flows = {
-        "host": [f"in_port={host_vm},actions=push_vlan:0x88a8,"
-                 f"set_field:{OFPVID_PRESENT | TAG_UP}->vlan_vid,output:{host_pcie}",
-                 f"in_port={host_pcie},dl_vlan={TAG_DOWN},actions=pop_vlan,output:{host_vm}"],
-        wire_switch: [f"in_port={snic_pcie},dl_vlan={TAG_UP},actions=pop_vlan,output:{snic_wire}",
-                      f"in_port={snic_wire},actions=push_vlan:0x88a8,"
-                      f"set_field:{OFPVID_PRESENT | TAG_DOWN}->vlan_vid,output:{snic_pcie}"],
-    }
-    for switch_id, switch_flows in flows.items():
-        for flow in switch_flows:
-            ofctl(platform, switch_id, "add-flow", flow)
-    return flows
+    install_chain(platform, [("host", vm_port), (wire_switch, wire_port)], first_tag=TAG_UP)
+    install_chain(platform, [(wire_switch, wire_port), ("host", vm_port)], first_tag=TAG_DOWN)
 
 
 def flow_packets(platform: Platform, switch_id: str) -> dict[str, int]:
