@@ -91,6 +91,7 @@ class FakeNf:
         self.alive = True
         self.refuse_state = False
         self.last_nf_seconds = 0.0
+        self.last_held = 0
 
     # the packet path
     def _serve(self) -> None:
@@ -152,6 +153,7 @@ class FakeNf:
         if self.refuse_state or blob[:4] != STATE_MAGIC:
             raise NfControlError("BAD_STATE", "the state does not decode")
         self.count = struct.unpack("!Q", blob[4:12])[0]
+        self.last_held = len(self.held)
         return 1
 
     def close(self) -> None:

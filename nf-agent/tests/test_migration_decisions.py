@@ -7,7 +7,7 @@ import pytest
 from fakes import World
 
 from uno_agent.catalog import Flavor
-from uno_agent.migration import MigrationError
+from uno_agent.migration import HOLD_MIN_PACKETS, MigrationError
 from uno_agent.migration_steps import JOURNALLED, STEPS
 
 MONITOR = Flavor(id="monitor", name="monitor", kind="nf", host=None, snic=None, binary="monitor")
@@ -153,3 +153,20 @@ def test_an_agent_that_dies_at_any_step_recovers_with_nothing_lost(world, step):
     moved = STEPS.index(step) > STEPS.index("remap")
     world.migrator().recover(world.server)
     world.assert_lossless_and_running("snic0" if moved else "host")
+
+
+def test_a_hold_past_half_full_rolls_the_migration_back(world):
+    """A surge after the switch-over fills the new NF's hold past half: the fill it reports as it imports
+    the state rolls the migration back before the release, with nothing lost."""
+    surge = HOLD_MIN_PACKETS // 2 + 1
+
+    def surge_at_the_state(step):
+        if step == "state":
+            world.traffic.per_request = surge
+    migrator = world.migrator(on_step=surge_at_the_state)
+    with pytest.raises(MigrationError, match="failed at step 'state'.*past half"):
+        migrator.migrate(world.server, MONITOR, "snic0")
+    assert migrator.reports[-1].bound_exceeded
+    world.traffic.per_request = 3
+    world.assert_lossless_and_running("host")
+

@@ -28,8 +28,11 @@ says the virtual port is.
 
 Holds are bounded. The new NF's hold is sized from the old NF's receive rate, measured just
 before the start: twice what arrives in HOLD_BOUND_S. After each step from the switch-over on,
-a hold past half full, or packets that have waited past HOLD_BOUND_S (a starved side, a slow
-state transfer), roll the migration back before anything is lost; the report says why.
+packets that have waited past HOLD_BOUND_S (a starved side, a slow state transfer), or a hold
+past half full, roll the migration back before anything is lost; the report says why. The fill
+is the one the new NF gave last (in its answer to the state's import, just before the release):
+every request between the switch-over and the release makes the held packets wait longer, and
+within HOLD_BOUND_S the hold passes half full only if the rate more than doubles.
 """
 from __future__ import annotations
 
@@ -65,7 +68,8 @@ HOLD_MAX_PACKETS = 1 << 20  # within these bounds; past half of it, the migratio
                             # running): a 4,096-packet floor rolled back migrations at 10,000 packets/s. The
                             # hold's memory is mapped lazily, so an unused floor costs nothing.
 RATE_SAMPLE_S = 0.02     # how long the old NF's receive rate is measured before a migration
-FLUSH_POLL_S = 0.002     # how often the old port's backlog at its switch is looked at while it empties
+FLUSH_POLL_S = 0.0005    # how often the old port's backlog at its switch is looked at while it empties (held
+                         # packets wait meanwhile)
 
 
 class MigrationError(AgentError):
@@ -163,6 +167,7 @@ class _Run:
     report: MigrationReport
     new: NfControl | None = None
     step: str = "start"                # the step running (the journal has the last journalled one)
+    held: int = 0                      # packets the new NF said it holds, last it said
 
     def close(self) -> None:
         self.old.close()
@@ -241,8 +246,7 @@ class Migrator:
             self._step(run, step)
             run.report.timings[step] = time.perf_counter() - started
             if run.report.held_from is not None and step not in ("release", "retire"):
-                check_hold(run.new.stats()["buffered"], run.report.hold_packets,
-                           self.clock() - run.report.held_from)
+                check_hold(run.held, run.report.hold_packets, self.clock() - run.report.held_from)
 
     def _step(self, run: _Run, step: str) -> None:
         old, new, report, journal = run.old, run.new, run.report, Journal.of(run.server.migration)
@@ -264,6 +268,7 @@ class Migrator:
             blob = old.state_get()
             got = time.perf_counter()
             report.flows = new.state_put(blob, replace=True)
+            run.held = new.last_held
             # the NFs time their own (de)serialisation; the rest of the two calls is transfer
             report.timings["serialise"] = old.last_nf_seconds
             report.timings["deserialise"] = new.last_nf_seconds
@@ -314,28 +319,26 @@ class Migrator:
 
     @staticmethod
     def _drain(nf: NfControl, quiet_s: float, deliver: Callable[[list], object]) -> int:
-        """Hand what `nf` holds to `deliver` until nothing more has reached it for `quiet_s` (with
-        0: since the previous look) and it holds nothing; returns how many packets it handed.
+        """Hand what `nf` holds to `deliver` until it answers that it holds nothing and has received
+        nothing for `quiet_s`; returns how many packets it handed.
 
-        The NF reads its ports before answering each request, so an unchanged `rx` between two
-        answers means it read nothing in between, and its `idle_us` says for how long before that
-        it read nothing: the quiet time that passed during the remap counts too."""
+        The NF reads its ports before answering each request, so its `idle_us` says for how long it
+        has read nothing, the quiet time that passed during the remap included: after a remap one
+        request usually settles it (between the switch-over and the release, where held packets wait)."""
         deadline = time.monotonic() + DRAIN_TIMEOUT_S
-        last_rx = nf.stats()["rx"]
         handed = 0
-        while True:
-            packets = nf.buffer_take_all()
-            if packets:
-                deliver(packets)
-                handed += len(packets)
-            stats = nf.stats()
-            if stats["rx"] == last_rx and stats["idle_us"] >= quiet_s * 1e6 and not stats["buffered"]:
-                return handed
-            last_rx = stats["rx"]
+        stats = nf.stats()
+        while stats["buffered"] or stats["idle_us"] < quiet_s * 1e6:
             if time.monotonic() > deadline:
                 raise Conflict(f"an NF still receives packets {DRAIN_TIMEOUT_S:g} s after the remap")
-            if quiet_s:
+            if stats["buffered"]:
+                packets = nf.buffer_take_all()
+                deliver(packets)
+                handed += len(packets)
+            else:
                 time.sleep(quiet_s / 5)
+            stats = nf.stats()
+        return handed
 
     def _flush(self, server: Server) -> None:
         """Wait until the old NF's switch has read everything the old NF sent (past HOLD_BOUND_S: roll back)."""

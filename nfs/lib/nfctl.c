@@ -206,8 +206,12 @@ cmd_state(const struct nfctl *ctl, struct request *r, struct wbuf *reply,
         error = nfcore_state_put(ctl->core, r->body, r->body_len, replace,
                                  &n, err, errlen);
         if (!error) {
-            /* The count and the deserialisation time (us). */
-            reply_ok(reply, "%zu %"PRIu64, n, (time_ns() - start) / 1000);
+            /* The count, the deserialisation time (us) and the packets
+             * held: a migration imports the state into an NF that holds
+             * what reaches it, and checks the hold's fill without another
+             * round trip before the release. */
+            reply_ok(reply, "%zu %"PRIu64" %zu", n,
+                     (time_ns() - start) / 1000, nfcore_held(ctl->core));
         }
         return error;
     }

@@ -359,6 +359,10 @@ test_control_commands(void)
     ctl(&c, "buffer start", NULL, 0, status, sizeof status, &reply);
     CHECK(!strcmp(status, "ok 0"));
     receive_udp(core, 0, 3);
+    /* an import into a holding NF says how many packets it holds */
+    ctl(&c, "state put replace", blob.data, blob.len, status, sizeof status,
+        &reply);
+    CHECK(timed_ok(status, "ok 10 ") && !strcmp(strrchr(status, ' '), " 3"));
     body = ctl(&c, "buffer take", NULL, 0, status, sizeof status, &reply);
     CHECK(!strcmp(status, "ok 3 0"));
     CHECK_EQ(body, 3 * (8 + 46));

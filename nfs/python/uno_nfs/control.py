@@ -95,6 +95,7 @@ class NfControl:
             raise NfControlError("ECONNREFUSED", f"{self.path}: {exc}") from exc
         self.last_remaining = 0
         self.last_nf_seconds = 0.0   # time the NF spent in the last state get/put
+        self.last_held = 0           # packets the NF held at the last state put
 
     def close(self) -> None:
         self.sock.close()
@@ -163,10 +164,12 @@ class NfControl:
 
     def state_put(self, blob: bytes, replace: bool = False) -> int:
         """Imports a blob (merging, or replacing all state); returns the
-        number of flows imported.  All or nothing."""
+        number of flows imported.  All or nothing.  The number of packets
+        the NF holds is in `self.last_held`."""
         words, _ = self.request("state put " + ("replace" if replace else "merge"),
                                 blob)
         self.last_nf_seconds = int(words[1]) / 1e6
+        self.last_held = int(words[2])
         return int(words[0])
 
     def state_delete(self, flow: FlowSpec | None = None,
