@@ -467,6 +467,11 @@ run(struct nfrt *rt)
         struct timespec wait = wait_time(rt, loaded, busy, &nap_ns);
         int ready = ppoll(fds, (nfds_t) n, &wait, NULL);
         if (ready > 0 && rt->ctl) {
+            /* The ports first: an answer (the idle time in stats, the packets
+             * a take returns) then covers every packet that reached them
+             * before the request, also one that came during a nap on a
+             * polled port, which has no descriptor to wake the loop. */
+            receive(rt);
             ctl_server_run(rt->ctl, fds + first_ctl, n - first_ctl);
         }
 

@@ -3,6 +3,7 @@ forwarding, the control protocol, two-port mode, unparsed packets."""
 import signal
 import socket
 import struct
+import threading
 import time
 
 import pytest
@@ -140,3 +141,24 @@ def test_unparsed_packets_are_counted_and_follow_the_policy(ns, tmp_path, policy
         assert arp not in got and truncated not in got
         assert stats["unparsed_drop"] == 3
     assert nf.alive()
+
+
+def test_an_answer_covers_the_packets_that_reached_the_ports_before_the_request(ns, tmp_path):
+    """A migration asks the old NF whether it has been quiet (`idle_us`) and takes what it holds: the answer
+    must count packets that were waiting on its port when the request came. Stopped (as a busy host
+    deschedules it) while both arrive, the NF reads its ports before it answers."""
+    wire = ns.wire()
+    nf = ns.start_nf("noop", tmp_path)
+    time.sleep(0.2)  # idle: waiting in ppoll for its port and control socket
+    nf.proc.send_signal(signal.SIGSTOP)
+    answer = {}
+    try:
+        wire.send([udp(i) for i in range(5)])
+        time.sleep(0.05)  # the kernel hands the ring block over after 1 ms
+        asking = threading.Thread(target=lambda: answer.update(nf.ctl.stats()))
+        asking.start()
+        time.sleep(0.05)  # the request waits on the control socket too
+    finally:
+        nf.proc.send_signal(signal.SIGCONT)
+    asking.join(timeout=10)
+    assert answer["rx"] == 5
