@@ -134,6 +134,15 @@ class Launcher(abc.ABC):
                 raise LaunchError(f"{what} did not start: {last_line(self.log_path(instance_id))}")
             time.sleep(0.01)
 
+    def wait_port_up(self, side: str, port: str, what: str) -> None:
+        """Wait until `side`'s switch delivers to the NF's port (on DPDK, once it has connected to the
+        vhost-user socket the NF serves and polls it): traffic remapped to the port before would be dropped."""
+        deadline = time.monotonic() + READY_TIMEOUT
+        while not platform_call(self.platform.port_up, side, port):
+            if time.monotonic() > deadline:
+                raise LaunchError(f"{what}: the switch did not bring port {port} up in {READY_TIMEOUT:g} s")
+            time.sleep(0.01)
+
     def publish(self, server_id: str, control: str) -> None:
         """Make <run_dir>/<server_id>.sock lead to the server's current control socket (atomically)."""
         link = self.run_dir / f"{server_id}.sock"
@@ -167,6 +176,7 @@ class ProcessLauncher(Launcher):
             started = system.start_time(proc.pid)
             try:
                 self.wait_ready(instance_id, f"{binary} on {side}", lambda: proc.poll() is not None)
+                self.wait_port_up(side, port, f"{binary} on {side}")
             except LaunchError:
                 system.stop_process(proc.pid, started)
                 proc.wait()

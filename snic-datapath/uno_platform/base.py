@@ -74,6 +74,12 @@ class Platform(abc.ABC):
         """Remove an NF port made by `add_port` (absent ports are fine)."""
 
     @abc.abstractmethod
+    def port_up(self, switch_id: str, name: str) -> bool:
+        """Whether the switch delivers to port `name` now. An NF port of `add_port` may come up only after
+        the NF serves it: a vhost-user port's switch drops what it sends there until it has connected
+        (it retries once a second) and its datapath has taken the port's queues up."""
+
+    @abc.abstractmethod
     def port_backlog(self, switch_id: str, name: str) -> int:
         """Bytes that arrived on port `name` and that its switch has not read yet (0 when the port is gone).
 

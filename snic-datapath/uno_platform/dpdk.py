@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 
 VSWITCHD = "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk"
 EAL_EXTRA = "--no-pci --in-memory --single-file-segments --no-telemetry"
@@ -78,3 +79,10 @@ def nf_socket(rundir: str | pathlib.Path, port: str) -> pathlib.Path:
 
 def nf_interface(socket: pathlib.Path) -> list[str]:
     return ["type=dpdkvhostuserclient", f"options:vhost-server-path={socket}"]
+
+
+def queue_enabled(rxq_show: str, port: str) -> bool:
+    """Whether `ovs-appctl dpif-netdev/pmd-rxq-show` says a poll-mode thread polls `port`'s queue 0, enabled:
+    lines like "  port: uno-n0   queue-id:  0 (enabled)   pmd usage: ...". A vhost-user port is listed
+    once the datapath has taken it up after its connection."""
+    return re.search(rf"^\s*port: {re.escape(port)}\s+queue-id:\s+0 \(enabled\)", rxq_show, re.MULTILINE) is not None

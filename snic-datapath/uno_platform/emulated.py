@@ -197,6 +197,13 @@ class EmulatedPlatform(Platform):
         if system.link_exists(name, sw["netns"]):
             system.run(["ip", "-n", sw["netns"], "link", "del", name])
 
+    def port_up(self, switch_id: str, name: str) -> bool:
+        if self.datapath != "dpdk":
+            return True  # a veth is up once added
+        # The datapath polls a vhost-user port's queue once it has reconfigured the port after the connection,
+        # and sends to it from then on (before, Open vSwitch counts what it sends there in tx_dropped).
+        return dpdk.queue_enabled(self.ovs(switch_id).appctl("dpif-netdev/pmd-rxq-show"), name)
+
     def port_backlog(self, switch_id: str, name: str) -> int:
         if self.datapath == "dpdk":
             # The switch's poll-mode thread reads a vhost-user port's ring within its longest sleep

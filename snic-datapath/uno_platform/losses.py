@@ -8,7 +8,8 @@ the endpoints their sockets.
 
 On the DPDK datapath the link has no shaper, and OpenFlow's port counters of a vhost-user port are unknown:
 Open vSwitch's own drop counters of each DPDK port (ovs_rx_qos_drops: the link's policer; ovs_tx_failure_drops:
-the peer's ring was full; ...) are read from its database, where they are up to 5 seconds old.
+the peer's ring was full; ...) and its drops and errors (tx_dropped: sent while the port could not deliver) are
+read from its database, where they are up to 5 seconds old.
 
 Known gap, measured: when the shaper refuses a packet, Open vSwitch's send of a batch (up to 32 packets)
 stops there and it frees the rest of the batch without a counter. One tbf drop may hide 31 lost packets:
@@ -54,11 +55,18 @@ def interfaces(ovsdb: str) -> list[tuple[str, int, dict[str, int]]]:
     return [(name, ofport, {key: int(n) for key, n in stats[1]}) for name, ofport, stats in out["data"]]
 
 
+# A vhost-user port's drops and errors, which OpenFlow's port counters leave unknown ("?"): tx_dropped counts what
+# Open vSwitch sent to the port while it could not deliver (its peer not connected or its queues not taken up yet)
+_DPDK_COUNTERS = ("rx_dropped", "rx_errors", "tx_dropped", "tx_errors")
+
+
 def dpdk_port_drops(rows: list[tuple[str, int, dict[str, int]]]) -> dict[str, dict[str, int]]:
-    """Open vSwitch's drop counters of each DPDK port (ovs_*_drops) among `interfaces()`, where any is not zero."""
+    """Open vSwitch's drop counters of each DPDK port (ovs_*_drops, and the drops and errors OpenFlow cannot
+    show) among `interfaces()`, where any is not zero."""
     found = {}
     for name, _ofport, stats in rows:
-        counts = {key: n for key, n in stats.items() if key.startswith("ovs_") and key.endswith("_drops")}
+        counts = {key: n for key, n in stats.items()
+                  if key.startswith("ovs_") and key.endswith("_drops") or key in _DPDK_COUNTERS}
         if any(counts.values()):
             found[name] = counts
     return found
