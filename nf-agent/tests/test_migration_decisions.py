@@ -85,7 +85,7 @@ def test_a_switch_that_never_reads_the_old_port_rolls_the_migration_back(world):
         return now[0]
 
     migrator = world.migrator(clock=clock)
-    with pytest.raises(MigrationError, match="failed at step 'quiesce'.*has not read"):
+    with pytest.raises(MigrationError, match="failed at step 'release'.*has not read"):
         migrator.migrate(world.server, MONITOR, "snic0")
     world.launcher.stuck_ports.clear()
     world.traffic.read(("host", "nfh0"))

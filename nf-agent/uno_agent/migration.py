@@ -9,12 +9,12 @@ says it was released):
              switch-over on, packets reach the new NF, which holds them; the old NF goes on
              processing what was sent to it before
   drain      until nothing has reached the old NF for a moment: it processed everything
-  quiesce    the old NF stops processing and holds what it receives (a late straggler); then until its
-             switch has read everything it sent (a busy switch may lag): that goes out ahead of the new NF's
-             packets, and nothing of it is left when the old port goes
+  quiesce    the old NF stops processing and holds what it receives (a late straggler)
   state      the old NF's state (final now) is exported and imported into the new NF
-  release    the old NF's stragglers move to the new NF, which processes them ahead of its own
-             held packets, then processes those in order and runs normally
+  release    until the old NF's switch has read everything the old NF sent (a busy switch may lag, and
+             the state moved meanwhile): that goes out ahead of the new NF's packets, and nothing of it
+             is left when the old port goes; then the old NF's stragglers move to the new NF, which
+             processes them ahead of its own held packets, then processes those in order and runs normally
   retire     the old NF and its port go
 
 Every packet is processed exactly once, in order, so nothing is lost, duplicated or
@@ -262,7 +262,6 @@ class Migrator:
             self._move(old, new, QUIET_S)
         elif step == "quiesce":
             old.buffer_start()
-            self._flush(run.server)
         elif step == "state":
             started = time.perf_counter()
             blob = old.state_get()
@@ -277,6 +276,7 @@ class Migrator:
             report.timings["state_get_call"] = got - started
             report.state_bytes = len(blob)
         elif step == "release":
+            self._flush(run.server)
             report.packets_moved = self._move(old, new, 0.0)
             report.held_by_new = new.buffer_release()
             report.held_until = self.clock()
