@@ -17,6 +17,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 
 from uno_agent.errors import AgentError, BadRequest, Conflict, Unavailable
 from uno_platform import system
@@ -128,20 +129,14 @@ class Launcher(abc.ABC):
         """Wait until the NF's control socket accepts connections (the file appears at bind(),
         before listen()); LaunchError with its log's last line if it dies."""
         control = self.control_path(instance_id)
-        deadline = time.monotonic() + READY_TIMEOUT
-        while not _accepts(control):
-            if exited() or time.monotonic() > deadline:
-                raise LaunchError(f"{what} did not start: {last_line(self.log_path(instance_id))}")
-            time.sleep(0.01)
+        _wait(lambda: _accepts(control), exited,
+              lambda: f"{what} did not start: {last_line(self.log_path(instance_id))}")
 
     def wait_port_up(self, side: str, port: str, what: str) -> None:
         """Wait until `side`'s switch delivers to the NF's port (on DPDK, once it has connected to the
         vhost-user socket the NF serves and polls it): traffic remapped to the port before would be dropped."""
-        deadline = time.monotonic() + READY_TIMEOUT
-        while not platform_call(self.platform.port_up, side, port):
-            if time.monotonic() > deadline:
-                raise LaunchError(f"{what}: the switch did not bring port {port} up in {READY_TIMEOUT:g} s")
-            time.sleep(0.01)
+        _wait(lambda: platform_call(self.platform.port_up, side, port), lambda: False,
+              lambda: f"{what}: the switch did not bring port {port} up in {READY_TIMEOUT:g} s")
 
     def publish(self, server_id: str, control: str) -> None:
         """Make <run_dir>/<server_id>.sock lead to the server's current control socket (atomically)."""
@@ -209,6 +204,15 @@ class ProcessLauncher(Launcher):
         if kind == "vm":
             return netns is not None and netns in system.netns_list()
         return pid is not None and system.is_alive(pid, pid_start)
+
+
+def _wait(done: Callable[[], bool], failed: Callable[[], bool], reason: Callable[[], str]) -> None:
+    """Poll `done` until it is true; LaunchError with `reason()` when `failed()` or after READY_TIMEOUT."""
+    deadline = time.monotonic() + READY_TIMEOUT
+    while not done():
+        if failed() or time.monotonic() > deadline:
+            raise LaunchError(reason())
+        time.sleep(0.01)
 
 
 def platform_call(function, *args):

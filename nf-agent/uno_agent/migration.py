@@ -167,7 +167,6 @@ class _Run:
     report: MigrationReport
     new: NfControl | None = None
     step: str = "start"                # the step running (the journal has the last journalled one)
-    held: int = 0                      # packets the new NF said it holds, last it said
 
     def close(self) -> None:
         self.old.close()
@@ -246,7 +245,8 @@ class Migrator:
             self._step(run, step)
             run.report.timings[step] = time.perf_counter() - started
             if run.report.held_from is not None and step not in ("release", "retire"):
-                check_hold(run.held, run.report.hold_packets, self.clock() - run.report.held_from)
+                # the fill the new NF gave last (its answer to the state import; none before)
+                check_hold(run.new.last_held, run.report.hold_packets, self.clock() - run.report.held_from)
 
     def _step(self, run: _Run, step: str) -> None:
         old, new, report, journal = run.old, run.new, run.report, Journal.of(run.server.migration)
@@ -267,7 +267,6 @@ class Migrator:
             blob = old.state_get()
             got = time.perf_counter()
             report.flows = new.state_put(blob, replace=True)
-            run.held = new.last_held
             # the NFs time their own (de)serialisation; the rest of the two calls is transfer
             report.timings["serialise"] = old.last_nf_seconds
             report.timings["deserialise"] = new.last_nf_seconds
