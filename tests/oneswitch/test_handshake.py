@@ -22,7 +22,8 @@ DIFFERENCES = {
                                              "vSwitch's fields and actions)",
     ("group_features", "actions"): "the action types OneSwitch translates: it adds the TTL copies, which Open "
                                    "vSwitch leaves out of groups",
-    ("group_features", "max_groups"): "OneSwitch keeps the group ids from 0xffe00000 up for its own port groups",
+    ("group_features", "max_groups"): "at most 0xffe00000 groups: on the switches, the ids from there up are "
+                                      "OneSwitch's own groups'",
 }
 
 

@@ -31,6 +31,13 @@ def _mac(rng: random.Random) -> str:
     return rng.choice(MACS)
 
 
+# Group ids one Open vSwitch bridge accepts that OneSwitch also uses for its own groups on the switches
+# (flow-id tag group 1, the flood group, a port group), the one it gives the first such group instead, and
+# the last valid id: every fourth group from the second has one, so the controller's and OneSwitch's
+# groups of one id meet in every run.
+RESERVED_GROUP_IDS = (0xfff00001, 0xffe20000, 0xffe00003, 0xffdfffff, 0xffffff00)
+
+
 def generate_groups(rng: random.Random, ports: list[int], count: int, kinds=("all", "indirect", "ff")) -> list[dict]:
     """`count` groups of the given types in turn, buckets over the virtual ports.
 
@@ -38,8 +45,9 @@ def generate_groups(rng: random.Random, ports: list[int], count: int, kinds=("al
     recirculation, which ofproto/trace does not follow (on either side), so there is nothing to compare.
     """
     out = []
-    for gid in range(1, count + 1):
-        kind = kinds[gid % len(kinds)]
+    for i in range(1, count + 1):
+        kind = kinds[i % len(kinds)]
+        gid = RESERVED_GROUP_IDS[(i // 4) % len(RESERVED_GROUP_IDS)] if i % 4 == 2 else i
         n = 1 if kind == "indirect" else rng.randint(1, 3)
         buckets = []
         for _ in range(n):

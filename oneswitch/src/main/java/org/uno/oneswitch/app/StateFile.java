@@ -176,6 +176,10 @@ public final class StateFile {
                 .setOutGroup(OFGroup.ANY).build(), buf));
     }
 
+    /**
+     * The groups as the group_mods that add them, and {@code group_ids} (group id: physical id) for
+     * those whose copies have another id, left out when there are none (files before it have none).
+     */
     private static void writeGroups(JsonGenerator g, String field, List<VirtualGroup> groups) throws IOException {
         g.writeArrayFieldStart(field);
         ByteBuf buf = Unpooled.buffer();
@@ -184,6 +188,15 @@ public final class StateFile {
                     .setBuckets(PhysicalMessages.buckets(v.buckets(), OF13)).build(), buf));
         }
         g.writeEndArray();
+        if (groups.stream().anyMatch(v -> v.physicalId() != v.id())) {
+            g.writeObjectFieldStart("group_ids");
+            for (VirtualGroup v : groups) {
+                if (v.physicalId() != v.id()) {
+                    g.writeNumberField(String.valueOf(v.id()), v.physicalId());
+                }
+            }
+            g.writeEndObject();
+        }
     }
 
     /** The meters as the meter_mods that add them; left out when there are none (files before meters have none). */

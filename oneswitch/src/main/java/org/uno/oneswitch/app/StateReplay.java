@@ -42,6 +42,7 @@ import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.stats.Counts;
+import org.uno.oneswitch.translate.Layout;
 import org.uno.oneswitch.translate.RuleValidator;
 
 /**
@@ -59,7 +60,8 @@ final class StateReplay {
             "port_map", "tags", "groups", "rules");
     private static final Set<String> CHANGES = Set.of("kind", "seq", "next_rule_id", "next_cookie", "rules",
             "deleted_rules", "groups", "deleted_groups");
-    private static final Set<String> CHANGES_OPTIONAL = Set.of("port_map", "tags", "meters", "deleted_meters");
+    private static final Set<String> CHANGES_OPTIONAL = Set.of("port_map", "tags", "meters", "deleted_meters",
+            "group_ids");
     private static final Set<String> PORT = Set.of("virtual_port", "switch", "ofport", "port", "name");
     private static final Set<String> RULE = Set.of("id", "installed_ms", "flow_mod");
     private static final long MAX_U32 = 0xffffffffL;
@@ -116,7 +118,7 @@ final class StateReplay {
     }
 
     private void snapshot(JsonNode root) throws Invalid {
-        fields(root, "the snapshot", SNAPSHOT, Set.of("meters"));
+        fields(root, "the snapshot", SNAPSHOT, Set.of("meters", "group_ids"));
         if (!root.get("schema").isTextual() || !StateFile.SCHEMA.equals(root.get("schema").asText())) {
             throw new Invalid("schema must be " + StateFile.SCHEMA + ", not " + root.get("schema"));
         }
@@ -131,6 +133,7 @@ final class StateReplay {
                 throw new Invalid("group " + v.id() + " is there twice");
             }
         }
+        physicalGroupIds(root, groups.keySet());
         for (JsonNode m : optionalArray(root, "meters")) {
             VirtualMeter v = meter(m);
             if (meters.put(v.id(), v) != null) {
@@ -173,10 +176,13 @@ final class StateReplay {
                 throw new Invalid("deletes group " + g + ", which does not exist");
             }
         }
+        Set<Long> written = new HashSet<>();
         for (JsonNode g : array(root, "groups")) {
             VirtualGroup v = group(g);
             groups.put(v.id(), v);
+            written.add(v.id());
         }
+        physicalGroupIds(root, written);
         for (JsonNode id : optionalArray(root, "deleted_meters")) {
             long m = id(id, "deleted_meters");
             if (meters.remove(m) == null) {
@@ -245,6 +251,45 @@ final class StateReplay {
             return rule;
         } catch (OpenFlowException e) {
             throw new Invalid("rule " + id + " is refused: " + e.describe());
+        }
+    }
+
+    /**
+     * Gives the groups {@code written} in this record the physical ids its {@code group_ids} names (a
+     * group not named keeps its own); no two groups' copies may share an id, and none may have one of
+     * OneSwitch's own.
+     */
+    private void physicalGroupIds(JsonNode root, Set<Long> written) throws Invalid {
+        JsonNode ids = root.get("group_ids");
+        if (ids != null) {
+            if (!ids.isObject() || ids.isEmpty()) {
+                throw new Invalid("'group_ids' must be a non-empty object, not " + ids);
+            }
+            for (Iterator<Map.Entry<String, JsonNode>> it = ids.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                long id;
+                try {
+                    id = Long.parseLong(e.getKey());
+                } catch (NumberFormatException x) {
+                    throw new Invalid("group '" + e.getKey() + "' in 'group_ids' is not a number");
+                }
+                if (!written.contains(id)) {
+                    throw new Invalid("'group_ids' names group " + id + ", which this record does not write");
+                }
+                long physical = number(e.getValue(), "the physical id of group " + id, 0,
+                        Layout.FIRST_RESERVED_GROUP - 1);
+                groups.put(id, groups.get(id).withPhysicalId(physical));
+            }
+        }
+        Map<Long, Long> owners = new HashMap<>();
+        for (VirtualGroup g : groups.values()) {
+            if (g.physicalId() >= Layout.FIRST_RESERVED_GROUP) {
+                throw new Invalid("group " + g.id() + " has no physical id below OneSwitch's own groups'");
+            }
+            Long other = owners.put(g.physicalId(), g.id());
+            if (other != null) {
+                throw new Invalid("groups " + other + " and " + g.id() + " both have physical id " + g.physicalId());
+            }
         }
     }
 

@@ -11,12 +11,14 @@ import java.util.function.Supplier;
 
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualGroup;
@@ -64,13 +66,19 @@ public final class GroupService {
                 }
                 checkChains(g);
                 Optional<VirtualGroup> before = table.get(g.id());
+                // A modified group keeps its copies' id, so the rules applying it stay as they are.
+                VirtualGroup stored = g.withPhysicalId(before.map(VirtualGroup::physicalId)
+                        .orElseGet(() -> planner.groupIds().choose(g.id())));
                 try {
-                    planner.apply(Map.of(Owner.group(g.id()), planner.translate(g, ports.get())), false,
-                            refusals.of(onError, () -> undo(g, before)));
+                    planner.apply(Map.of(Owner.group(g.id()), planner.translate(stored, ports.get())), false,
+                            refusals.of(onError, () -> undo(stored, before)));
                 } catch (TranslationConflictException e) {
                     throw new GroupModFailedException(OFGroupModFailedCode.BAD_BUCKET, e.getMessage());
                 }
-                table.put(g);
+                table.put(stored);
+                if (!exists) {
+                    translateWatchers(Set.of(g.id()));
+                }
             }
             case DELETE -> {
                 List<Long> ids = g.id() == GroupModRequest.ALL ? table.all().stream().map(VirtualGroup::id).toList()
@@ -89,6 +97,7 @@ public final class GroupService {
                 ids.forEach(id -> gone.put(Owner.group(id), Translation.EMPTY));
                 planner.apply(gone, false, onError);
                 ids.forEach(table::remove);
+                translateWatchers(deleting);
             }
             default -> throw new IllegalStateException("command " + req.command());
         }
@@ -134,6 +143,37 @@ public final class GroupService {
         } else {
             table.put(durable);
         }
+    }
+
+    /**
+     * Translates again the groups with a fast-failover bucket watching one of {@code ids}, groups that
+     * have just come or gone: their copies now watch those groups' copies, or nothing (see
+     * {@link PhysicalGroupIds}).
+     */
+    private void translateWatchers(Set<Long> ids) {
+        Map<Owner, Translation> out = new LinkedHashMap<>();
+        try {
+            for (VirtualGroup w : table.all()) {
+                if (watchesOneOf(w, ids)) {
+                    out.put(Owner.group(w.id()), planner.translate(w, ports.get()));
+                }
+            }
+            if (!out.isEmpty()) {
+                planner.apply(out, false, PlanService::logError);
+            }
+        } catch (TranslationConflictException e) {
+            // Only the id a bucket watches changes: the tags and entries are those the group has.
+            throw new IllegalStateException("a watched group's coming or going cannot conflict", e);
+        }
+    }
+
+    private static boolean watchesOneOf(VirtualGroup g, Set<Long> ids) {
+        for (Bucket b : g.buckets()) {
+            if (!b.watchGroup().equals(OFGroup.ANY) && ids.contains(Integer.toUnsignedLong(b.watchGroup().getGroupNumber()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Every group, by id. */

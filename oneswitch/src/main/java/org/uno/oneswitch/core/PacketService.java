@@ -35,10 +35,11 @@ public final class PacketService {
     private final PacketOutTranslator translator;
     private final Topology topology;
     private final Drains drains;
+    private final PhysicalGroupIds groupIds;
     private long dropped;
 
     PacketService(PhysicalNetwork net, ControllerNotifier notifier, FlowService flows, Supplier<PortMap> ports,
-                  Topology topology, Drains drains) {
+                  Topology topology, Drains drains, PhysicalGroupIds groupIds) {
         this.net = net;
         this.notifier = notifier;
         this.flows = flows;
@@ -46,6 +47,7 @@ public final class PacketService {
         this.translator = new PacketOutTranslator(topology);
         this.topology = topology;
         this.drains = drains;
+        this.groupIds = groupIds;
     }
 
     /**
@@ -76,7 +78,7 @@ public final class PacketService {
     /** A PACKET_OUT of the virtual switch; physical errors it causes go to {@code onError}. */
     public void packetOut(OFPort inPort, List<Action> actions, byte[] data, PhysicalNetwork.ErrorListener onError)
             throws OpenFlowException {
-        for (PacketOutTranslator.Part p : translator.translate(inPort, actions, ports.get())) {
+        for (PacketOutTranslator.Part p : translator.translate(inPort, groupIds.renameApplied(actions), ports.get())) {
             net.packetOut(p.switchId(), p.inPort(), p.actions(), data, onError);
         }
     }

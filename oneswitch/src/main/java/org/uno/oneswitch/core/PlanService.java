@@ -53,6 +53,7 @@ public final class PlanService {
     private final Translator translator;
     private final VirtualFlowTable rules;
     private final IdTable<VirtualGroup> groups;
+    private final PhysicalGroupIds groupIds;
     private final PhysicalNetwork net;
     private final CounterFetcher counters;
     /** Cookies of counting entries of rules that live on, whose counters must be carried when deleted. */
@@ -67,6 +68,7 @@ public final class PlanService {
         this.translator = translator;
         this.rules = rules;
         this.groups = groups;
+        this.groupIds = new PhysicalGroupIds(groups);
         this.net = net;
         this.counters = new CounterFetcher(net);
     }
@@ -79,12 +81,17 @@ public final class PlanService {
         return counters;
     }
 
+    /** The ids of the groups' copies on the switches. */
+    PhysicalGroupIds groupIds() {
+        return groupIds;
+    }
+
     public Translation translate(VirtualRule rule, PortMap ports) throws OpenFlowException {
-        return translator.translate(rule, ports, plan.tags());
+        return translator.translate(groupIds.rename(rule), ports, plan.tags());
     }
 
     public Translation translate(VirtualGroup group, PortMap ports) throws TranslationConflictException {
-        return translator.translate(group, ports, plan.tags());
+        return translator.translate(groupIds.rename(group), ports, plan.tags());
     }
 
     /**

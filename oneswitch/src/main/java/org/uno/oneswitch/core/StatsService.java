@@ -151,10 +151,13 @@ public final class StatsService {
                                                              List<VirtualRule> rules) {
         List<VirtualGroup> wanted = groups.stream().filter(g -> group.equals(OFGroup.ALL)
                 || g.id() == Integer.toUnsignedLong(group.getGroupNumber())).toList();
+        // The copies have the group's physical id (see PhysicalGroupIds).
+        OFGroup asked = group.equals(OFGroup.ALL) || wanted.isEmpty() ? group
+                : OFGroup.of((int) wanted.get(0).physicalId());
         List<CompletableFuture<List<GroupCounters>>> replies = new ArrayList<>();
         for (SwitchSpec s : topology.switches()) {
             if (net.connected(s.id()) && !wanted.isEmpty()) {
-                replies.add(net.groupCounters(s.id(), group).exceptionally(t -> List.of()));
+                replies.add(net.groupCounters(s.id(), asked).exceptionally(t -> List.of()));
             }
         }
         return allOf(replies).thenApply(v -> {
@@ -165,7 +168,7 @@ public final class StatsService {
             List<GroupCounters> out = new ArrayList<>();
             for (VirtualGroup g : wanted) {
                 long refs = rules.stream().filter(r -> usesGroup(r, g.id())).count();
-                out.add(sum(g, copies.getOrDefault(g.id(), List.of()), refs));
+                out.add(sum(g, copies.getOrDefault(g.physicalId(), List.of()), refs));
             }
             return out;
         });

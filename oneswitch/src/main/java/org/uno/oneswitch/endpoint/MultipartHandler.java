@@ -33,6 +33,7 @@ import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TableFeaturesFailedException;
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.translate.Layout;
 
 /**
  * Multipart (stats) requests of the virtual switch: DESC, FLOW, AGGREGATE, TABLE, PORT_STATS,
@@ -46,7 +47,8 @@ final class MultipartHandler {
     private static final long GROUP_TYPES = 0xf;
     private static final java.util.Set<OFGroupCapabilities> GROUP_CAPABILITIES = java.util.EnumSet.of(
             OFGroupCapabilities.SELECT_WEIGHT, OFGroupCapabilities.SELECT_LIVENESS, OFGroupCapabilities.CHAINING);
-    private static final long MAX_GROUPS = 0xfff00000L;
+    /** Groups OneSwitch can hold: one physical id each, below its own groups' (see core/PhysicalGroupIds). */
+    private static final long MAX_GROUPS = Layout.FIRST_RESERVED_GROUP;
 
     private final VirtualSwitch vs;
     private final Northbound.Identity description;

@@ -2,6 +2,8 @@ package org.uno.oneswitch.store;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.ToLongFunction;
@@ -12,7 +14,9 @@ import org.uno.oneswitch.model.VirtualMeter;
 /**
  * One of the virtual switch's tables keyed by an OpenFlow id: its groups or its meters, everything
  * the controller installed, by id. Holds state only; the group_mod and meter_mod semantics are
- * decided in the core.
+ * decided in the core. Each entry also has the id of its copies on the physical switches, the same
+ * id but for the few groups OneSwitch renumbers (see {@code core/PhysicalGroupIds}); the table knows
+ * which physical ids are taken.
  *
  * @param <V> what the table holds
  */
@@ -24,23 +28,27 @@ public final class IdTable<V> {
     }
 
     private final TreeMap<Long, V> byId = new TreeMap<>();
+    /** Physical id -> id, of the entries whose physical id is not their id (few). */
+    private final Map<Long, Long> renumbered = new HashMap<>();
     private final ToLongFunction<V> idOf;
+    private final ToLongFunction<V> physicalIdOf;
     private final Notice<V> notice;
     private ChangeListener listener = ChangeListener.NONE;
 
-    private IdTable(ToLongFunction<V> idOf, Notice<V> notice) {
+    private IdTable(ToLongFunction<V> idOf, ToLongFunction<V> physicalIdOf, Notice<V> notice) {
         this.idOf = idOf;
+        this.physicalIdOf = physicalIdOf;
         this.notice = notice;
     }
 
     /** The group table. */
     public static IdTable<VirtualGroup> groups() {
-        return new IdTable<>(VirtualGroup::id, ChangeListener::groupChanged);
+        return new IdTable<>(VirtualGroup::id, VirtualGroup::physicalId, ChangeListener::groupChanged);
     }
 
     /** The meter table. */
     public static IdTable<VirtualMeter> meters() {
-        return new IdTable<>(VirtualMeter::id, ChangeListener::meterChanged);
+        return new IdTable<>(VirtualMeter::id, VirtualMeter::id, ChangeListener::meterChanged);
     }
 
     /** Tells {@code l} about every later change. */
@@ -52,17 +60,36 @@ public final class IdTable<V> {
         return Optional.ofNullable(byId.get(id));
     }
 
+    /** True when an entry's copies on the physical switches have id {@code physicalId}. */
+    public boolean physicalIdTaken(long physicalId) {
+        V v = byId.get(physicalId);
+        return renumbered.containsKey(physicalId) || v != null && physicalIdOf.applyAsLong(v) == physicalId;
+    }
+
     public void put(V v) {
         long id = idOf.applyAsLong(v);
-        notice.changing(listener, id, byId.get(id));
+        V before = byId.get(id);
+        notice.changing(listener, id, before);
+        forget(before);
         byId.put(id, v);
+        long physical = physicalIdOf.applyAsLong(v);
+        if (physical != id) {
+            renumbered.put(physical, id);
+        }
     }
 
     public void remove(long id) {
         V v = byId.get(id);
         if (v != null) {
             notice.changing(listener, id, v);
+            forget(v);
             byId.remove(id);
+        }
+    }
+
+    private void forget(V v) {
+        if (v != null) {
+            renumbered.remove(physicalIdOf.applyAsLong(v), idOf.applyAsLong(v));
         }
     }
 

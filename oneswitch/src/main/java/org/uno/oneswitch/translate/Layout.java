@@ -18,7 +18,8 @@ import org.uno.oneswitch.model.Action;
  *       label (see {@link FlowIdHeaders}); drain markers are 802.1ad VLAN ids from
  *       {@link #MARKER_BASE}, one per switch.</li>
  *   <li>Group ids from {@link #PORT_GROUP_BASE} up are OneSwitch's: port groups, the flood group,
- *       then tag groups (one per tag on each sending switch); controllers cannot use them.</li>
+ *       then tag groups (one per tag on each sending switch); a controller's group with such an id
+ *       gets another id on the switches.</li>
  * </ul>
  */
 public final class Layout {
@@ -105,8 +106,13 @@ public final class Layout {
      */
     public static final int DECAPPED_PRIORITY = ENCAP_PRIORITY + 1;
 
-    /** The lowest group id OneSwitch reserves for itself. */
+    /**
+     * The lowest group id OneSwitch keeps for itself; a virtual group with such an id has its copies
+     * under another (see {@code core/PhysicalGroupIds}).
+     */
     public static final long FIRST_RESERVED_GROUP = PORT_GROUP_BASE;
+    /** A group id OneSwitch never gives a group: a bucket watching a group that does not exist watches this. */
+    public static final long ABSENT_GROUP = 0xffffff00L;
 
     private Layout() {
     }
@@ -119,11 +125,6 @@ public final class Layout {
     /** The virtual table of physical table {@code physicalTable} (-1 for OneSwitch's own tables). */
     public static int virtualTable(int physicalTable) {
         return physicalTable >= 1 ? physicalTable - 1 : -1;
-    }
-
-    /** True for group ids controllers may not use. */
-    public static boolean reservedGroup(long groupId) {
-        return groupId >= FIRST_RESERVED_GROUP;
     }
 
     /** The tag whose tag group has id {@code groupId}, or 0. */

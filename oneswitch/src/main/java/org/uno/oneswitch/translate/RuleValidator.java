@@ -5,12 +5,10 @@ import java.util.Optional;
 
 import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFBadMatchCode;
-import org.projectfloodlight.openflow.protocol.OFGroupModFailedCode;
 import org.projectfloodlight.openflow.protocol.match.MatchFields;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.BadMatchException;
-import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
@@ -43,23 +41,16 @@ public final class RuleValidator {
         }
     }
 
-    /** Refuses OneSwitch's own group ids and buckets with actions {@link #actions} refuses. */
+    /** Refuses buckets with actions {@link #actions} refuses. */
     public static void group(VirtualGroup g) throws OpenFlowException {
-        if (Layout.reservedGroup(g.id())) {
-            throw new GroupModFailedException(OFGroupModFailedCode.INVALID_GROUP, "group id " + g.id()
-                    + " is reserved for OneSwitch's tag groups");
-        }
         for (Bucket b : g.buckets()) {
             actions(b.actions(), false);
         }
     }
 
-    /** Refuses outputs to reserved ports a virtual switch cannot honour and OneSwitch's own group ids. */
+    /** Refuses outputs to reserved ports a virtual switch cannot honour. */
     public static void actions(List<Action> actions, boolean packetOut) throws BadActionException {
         for (Action a : actions) {
-            if (a instanceof Action.Group g && Layout.reservedGroup(Integer.toUnsignedLong(g.group().getGroupNumber()))) {
-                throw new BadActionException(OFBadActionCode.BAD_OUT_GROUP, "group " + g.group() + " does not exist");
-            }
             if (a instanceof Action.Output o && !isDataPort(o.port()) && !o.port().equals(OFPort.FLOOD)
                     && !o.port().equals(OFPort.ALL) && !o.port().equals(OFPort.IN_PORT)
                     && !o.port().equals(OFPort.CONTROLLER) && !(packetOut && o.port().equals(OFPort.TABLE))) {

@@ -46,6 +46,7 @@ import org.uno.oneswitch.stats.Counts;
 import org.uno.oneswitch.stats.MeterFeatures;
 import org.uno.oneswitch.testing.Fixtures;
 import org.uno.oneswitch.testing.StateFixture;
+import org.uno.oneswitch.translate.Layout;
 
 /**
  * The state file: a snapshot and change records load as the state they describe, a restarted
@@ -243,6 +244,43 @@ class StateFileTest {
             d.getValue().accept(c);
             assertDamaged(List.of(bodies.get(0), bodies.get(1), JSON.writeValueAsBytes(c)), d.getKey(), false);
         }
+    }
+
+    @Test
+    void aGroupsIdOnTheSwitchesSurvivesARestartAndIsChecked() throws Exception {
+        long tagOne = Layout.TAG_GROUP_BASE + 1;
+        long alias = Layout.FIRST_RESERVED_GROUP - 1;
+        StateFixture g = new StateFixture();
+        StateFixture.Sink s = new StateFixture.Sink();
+        addGroup(g, tagOne);   // one of OneSwitch's ids: its copies get the alias
+        g.vs.state().start(s);
+        g.runTimers(0);
+        s.snapshotsWritten();
+        List<byte[]> records = new ArrayList<>(List.of(StateFile.snapshot(s.snapshotSeqs.get(0), s.snapshots.get(0))));
+        addGroup(g, alias);    // the alias is taken: this one gets the next id down
+        g.runTimers(0);
+        s.commit();
+        records.add(StateFile.changes(s.appended.get(s.appended.size() - 1)));
+
+        SavedState loaded = load(file(records)).state();
+        assertEquals(Map.of(tagOne, alias, alias, alias - 1), loaded.groups().stream()
+                .collect(java.util.stream.Collectors.toMap(VirtualGroup::id, VirtualGroup::physicalId)));
+        assertEquals(g.vs.save(g.now, 1_000_000).groups(), loaded.groups());
+
+        ObjectNode clash = (ObjectNode) JSON.readTree(records.get(1));
+        ((ObjectNode) clash.get("group_ids")).put(String.valueOf(alias), alias);
+        assertDamaged(List.of(records.get(0), JSON.writeValueAsBytes(clash)), "both have physical id " + alias, false);
+        ObjectNode reserved = (ObjectNode) JSON.readTree(records.get(0));
+        reserved.remove("group_ids");
+        assertDamaged(List.of(JSON.writeValueAsBytes(reserved)), "group " + tagOne + " has no physical id below", false);
+        ObjectNode stranger = (ObjectNode) JSON.readTree(records.get(0));
+        ((ObjectNode) stranger.get("group_ids")).put("9", 9);
+        assertDamaged(List.of(JSON.writeValueAsBytes(stranger)), "names group 9, which this record does not write", false);
+    }
+
+    private static void addGroup(StateFixture g, long id) throws Exception {
+        g.vs.groups().groupMod(new GroupModRequest(GroupModRequest.Command.ADD, new VirtualGroup(id, OFGroupType.ALL,
+                List.of(Bucket.of(List.of(out(2)))))), (x, e) -> { });
     }
 
     /** Checks that the records (framed with valid checksums unless {@code corrupt}) are refused with {@code reason}. */

@@ -48,6 +48,8 @@ import org.uno.oneswitch.translate.Layout;
  * and which changes fail.
  */
 public final class RecordingNetwork implements PhysicalNetwork {
+    /** What every group's copy, and each of its buckets, reports in group stats. */
+    public static final Counts COPY_COUNTS = new Counts(10, 1000);
     private final Set<String> connected = new HashSet<>();
     private final Map<String, List<OFMessage>> sent = new LinkedHashMap<>();
     private final Map<String, Map<OFPort, PortDescription>> ports = new HashMap<>();
@@ -219,7 +221,14 @@ public final class RecordingNetwork implements PhysicalNetwork {
 
     @Override
     public CompletableFuture<List<GroupCounters>> groupCounters(String switchId, OFGroup group) {
-        return answer(switchId, List.of());
+        List<GroupCounters> out = new ArrayList<>();
+        for (OFGroupMod g : groups(switchId)) {
+            if (group.equals(OFGroup.ALL) || g.getGroup().equals(group)) {
+                out.add(new GroupCounters(Integer.toUnsignedLong(g.getGroup().getGroupNumber()), 0, COPY_COUNTS,
+                        g.getBuckets().stream().map(b -> COPY_COUNTS).toList()));
+            }
+        }
+        return answer(switchId, out);
     }
 
     @Override

@@ -20,13 +20,11 @@ import static org.uno.oneswitch.testing.Fixtures.vlan;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFGroupType;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.BadActionException;
-import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
@@ -193,12 +191,7 @@ class TranslatorTest {
 
     @Test
     void theValidatorRefusesWhatNoTranslationExpresses() {
-        BadActionException reserved = assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1,
-                FlowMatch.ANY, apply(group(Layout.TAG_GROUP_BASE + 1)))));
-        assertEquals(OFBadActionCode.BAD_OUT_GROUP, reserved.code());
         assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL)))));
-        assertThrows(GroupModFailedException.class, () -> RuleValidator.group(new VirtualGroup(Layout.TAG_GROUP_BASE + 1,
-                OFGroupType.ALL, List.of())));
         assertThrows(BadActionException.class, () -> RuleValidator.group(new VirtualGroup(3, OFGroupType.ALL,
                 List.of(Bucket.of(List.of(out(OFPort.LOCAL)))))));
     }
