@@ -16,7 +16,8 @@ DIFFERENCES = {
     ("desc", "hw_desc"): "OneSwitch says what it is",
     ("desc", "sw_desc"): "OneSwitch says what it is",
     ("desc", "dp_desc"): "OneSwitch says what it is",
-    ("port_desc", "ports"): "virtual ports only: no LOCAL and no PCIe link ports, numbered by OneSwitch",
+    ("port_desc", "ports"): "virtual ports, numbered by OneSwitch, and LOCAL (the host bridge's, named LOCAL, not "
+                            "after a bridge); no PCIe link ports",
     ("table_features", "tables"): "64 tables; each matches and sets the fields OneSwitch translates",
     ("table_features", "table0.properties"): "property lists are what the translation expresses (a subset of Open "
                                              "vSwitch's fields and actions)",

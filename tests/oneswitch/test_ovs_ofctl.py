@@ -53,7 +53,8 @@ def test_ovs_ofctl_sees_one_switch_with_the_virtual_ports(oneswitch_stack):
     assert f"packet_count={packets} " in aggregate and "flow_count=3" in aggregate
 
     ports = ofctl(t, "dump-ports").stdout
-    assert re.findall(r"port +(\d+): rx pkts=(\d+)", ports) and "2 ports" in ports
+    assert re.findall(r"port +(\d+): rx pkts=(\d+)", ports) and "3 ports" in ports  # the two and LOCAL
+    assert "port LOCAL: rx pkts=" in ports
     assert all(int(n) > 0 for _, n in re.findall(r"port +(\d+): rx pkts=(\d+)", ports))
     port2 = ofctl(t, "dump-ports", "2").stdout
     assert "port  2: rx pkts=" in port2 and "1 ports" in port2

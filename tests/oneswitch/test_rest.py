@@ -24,7 +24,9 @@ def test_port_mappings_over_rest(oneswitch_stack):
     watcher.send(p.OFPSetConfig(watcher.dp, 0, 128))  # a service connection asks for async messages
 
     status, body = rest(stack.rest, "GET", "/v1/ports")
-    assert status == 200 and [m["virtual_port"] for m in body["ports"]] == [1, 2]
+    assert status == 200 and [m["virtual_port"] for m in body["ports"]] == [1, 2, 0xfffffffe]
+    assert body["ports"][2] | {"link_up": None} == {"virtual_port": 0xfffffffe, "switch": "host", "port": "LOCAL",
+                                                   "ofport": 0xfffffffe, "name": "LOCAL", "link_up": None}
 
     nf = stack.platform.add_port("host", stack.platform.prefix + "nf0")
     status, mapping = rest(stack.rest, "POST", "/v1/ports", {"switch": "host", "port": nf["name"],
@@ -73,6 +75,9 @@ BAD_REQUESTS = [
     ("GET", "/v1/explain?rule=1&rule=2", None, None, 400, "given 2 times"),
     ("GET", "/v1/ports/77", None, None, 404, "not mapped"),
     ("DELETE", "/v1/ports/zero", None, None, 400, "not a virtual port number"),
+    # LOCAL is always the host bridge's: not moved or removed.
+    ("DELETE", "/v1/ports/4294967294", None, None, 400, "not a virtual port number"),
+    ("PUT", "/v1/ports/4294967294", {"switch": "snic0", "ofport": 2}, None, 400, "not a virtual port number"),
     ("PUT", "/v1/ports", {}, None, 405, "not allowed"),
     ("GET", "/v1/nothing", None, None, 404, "no resource"),
 ]

@@ -23,6 +23,10 @@ def connect_early(port: int, timeout: float = 30) -> OfClient:
 
 
 def down(desc, ofp) -> bool:
+    """A port shown down, but LOCAL: the host bridge's own LOCAL port, whose interface the platform leaves down, so
+    it is down on the bridge too."""
+    if desc.port_no == ofp.OFPP_LOCAL:
+        return False
     return bool(desc.state & ofp.OFPPS_LINK_DOWN) or bool(desc.config & ofp.OFPPC_PORT_DOWN)
 
 

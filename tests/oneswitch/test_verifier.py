@@ -26,6 +26,7 @@ def test_random_rules_and_packets_behave_as_on_one_switch(tmp_path, oneswitch_ja
     assert report.packets["compared"] == 6000, summary
     assert report.packets["qinq_crossings"] >= 30, summary
     assert report.packets["qinq_encapsulated_crossings"] >= 1, summary
+    assert report.packets["forwarded_from_local"] >= 30 and report.packets["forwarded_to_local"] >= 30, summary
     assert report.packets["forwarded"] > 3000 and report.packets["dropped"] > 0, summary
     assert report.packets["mismatches"] == 0, json.dumps(report.mismatches[:2], indent=1)
     # 2.3-2.4 since a later table's action-set output has an entry per value of the action-set flag (ActionSetFlag),

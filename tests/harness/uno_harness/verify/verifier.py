@@ -86,6 +86,11 @@ class Platform:
         return sorted(self.physical)
 
 
+# dpif/show numbers a bridge's LOCAL port as OpenFlow 1.0 does; OpenFlow 1.3 (the port map, the rules) as 0xfffffffe.
+OFPP10_LOCAL = 0xfffe
+OFPP_LOCAL = 0xfffffffe
+
+
 def _odp_ports(appctl: str, bridge: str) -> dict[int, int]:
     """Datapath port number -> OpenFlow port number of `bridge` (from dpif/show)."""
     with Appctl(appctl) as a:
@@ -98,7 +103,7 @@ def _odp_ports(appctl: str, bridge: str) -> dict[int, int]:
             continue
         m = re.match(r"^    \S+ (\d+)/(\d+):", line)
         if m and current == bridge:
-            out[int(m[2])] = int(m[1])
+            out[int(m[2])] = OFPP_LOCAL if int(m[1]) == OFPP10_LOCAL else int(m[1])
     return out
 
 
@@ -130,8 +135,6 @@ class Tracer:
         outputs, crossing = [], ""
         for odp, data in eff.outputs:
             v = self.p.ref.odp_to_ofport.get(odp)
-            if v is None or v not in self.p.physical:
-                continue  # the reference bridge's own LOCAL port (FLOOD and ALL include it)
             outputs.append((v, data.hex()))
             if self.p.physical[v][0] != ingress and len(datapath.vlan_tags(data)) >= 2:
                 crossing = "coded" if datapath.l3_offset(data)[1] in MPLS_ETHERTYPES else "uncoded"
@@ -219,14 +222,16 @@ class Environment:
         name = self.prefix + "ref"
         cmd = ["ovs-vsctl", f"--db={host['ovsdb']}", "add-br", name, "--", "set", "bridge", name,
                "datapath_type=netdev", "fail-mode=secure", "protocols=OpenFlow13"]
-        for m in self.port_map:
+        ports = [m for m in self.port_map if m["virtual_port"] != OFPP_LOCAL]  # the virtual LOCAL is the bridge's
+        for m in ports:
             port = f"{self.prefix}r{m['virtual_port']}"
             cmd += ["--", "add-port", name, port, "--", "set", "interface", port, "type=internal",
                     f"ofport_request={m['virtual_port']}"]
         subprocess.run(cmd, check=True, capture_output=True, timeout=60)
-        for m in self.port_map:  # up, so that fast-failover buckets watching them are live, as the physical ports
-            subprocess.run(["ip", "-n", host["netns"], "link", "set", f"{self.prefix}r{m['virtual_port']}", "up"],
-                           check=True, capture_output=True, timeout=30)
+        # Up, so that fast-failover buckets watching them are live, as the physical ports; LOCAL on both sides too.
+        for dev in [f"{self.prefix}r{m['virtual_port']}" for m in ports] + [name, host["bridge"]]:
+            subprocess.run(["ip", "-n", host["netns"], "link", "set", dev, "up"], check=True, capture_output=True,
+                           timeout=30)
         return name, f"unix:{host['rundir']}/{name}.mgmt"
 
     def close(self) -> None:
@@ -311,6 +316,9 @@ def verify(env: Environment, *, seed: int, rule_count: int, packet_count: int, g
         for result in pool.map(lambda f: _check(tracer, *f), frames):
             stats[result[0]] += 1
             stats["qinq_" + result[2]] += bool(result[2])
+            if result[0] == "forwarded":
+                stats["from_local"] += result[3]
+                stats["to_local"] += result[4]
             if result[0] == "mismatch" and len(mismatches) < EXAMPLES:
                 mismatches.append(_example(result, by_key))
     timings["trace"] = round(time.monotonic() - t1, 1)
@@ -319,6 +327,7 @@ def verify(env: Environment, *, seed: int, rule_count: int, packet_count: int, g
                      "mismatches": stats["mismatch"],
                      "qinq_crossings": stats["qinq_coded"] + stats["qinq_uncoded"],
                      "qinq_encapsulated_crossings": stats["qinq_uncoded"],
+                     "forwarded_from_local": stats["from_local"], "forwarded_to_local": stats["to_local"],
                      "unsupported": stats["unsupported"], "forwarded": stats["forwarded"],
                      "to_controller": stats["to_controller"]}
     group_report = {"generated": len(group_specs), "physical": health["physical_groups"]}
@@ -336,7 +345,8 @@ def _check(tracer: Tracer, in_port: int, frame: bytes):
                              "oneswitch": dataclasses.asdict(got), "reference_trace": ref_text, "traces": texts},
                 ref.qinq_crossing)
     if ref.outputs:
-        return ("forwarded", None, ref.qinq_crossing)
+        return ("forwarded", None, ref.qinq_crossing, in_port == OFPP_LOCAL,
+                any(port == OFPP_LOCAL for port, _data in ref.outputs))
     return ("to_controller" if ref.to_controller else "dropped", None, "")
 
 

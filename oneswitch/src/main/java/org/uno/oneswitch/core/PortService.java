@@ -35,6 +35,8 @@ import org.uno.oneswitch.translate.Translation;
  */
 public final class PortService {
     private static final Logger LOG = LoggerFactory.getLogger(PortService.class);
+    /** The name of the LOCAL port, virtual and physical (Open vSwitch names it after the bridge). */
+    static final String LOCAL_NAME = "LOCAL";
 
     private final Topology topology;
     private final PhysicalNetwork net;
@@ -52,6 +54,25 @@ public final class PortService {
         this.notifier = notifier;
         this.planner = planner;
         this.changed = changed;
+        store.set(withLocal(store.current(), topology));
+        localPort(topology).ifPresent(m -> announced.put(m.virtualPort().getPortNumber(), describe(m)));
+    }
+
+    /**
+     * The virtual switch's LOCAL port, as one Open vSwitch bridge has one: the host bridge's LOCAL
+     * port (its internal interface on the host), always mapped, never announced, moved or removed
+     * (the REST API takes only port numbers up to 65279).
+     */
+    static Optional<PortMapping> localPort(Topology topology) {
+        return topology.switches().stream().filter(s -> s.role() == SwitchSpec.Role.HOST).findFirst()
+                .map(host -> new PortMapping(OFPort.LOCAL, new PhysicalPort(host.id(), OFPort.LOCAL), LOCAL_NAME,
+                        LOCAL_NAME));
+    }
+
+    /** {@code map} with the LOCAL port (a map saved before OneSwitch had one has none). */
+    static PortMap withLocal(PortMap map, Topology topology) {
+        Optional<PortMapping> local = localPort(topology);
+        return local.isEmpty() || map.get(OFPort.LOCAL).isPresent() ? map : map.with(local.get());
     }
 
     /** The current port map. */
@@ -137,8 +158,8 @@ public final class PortService {
 
     /** Puts back a saved port map (before anything is translated; controllers connect later). */
     void restore(PortMap saved) {
-        store.set(saved);
-        for (PortMapping m : saved.mappings()) {
+        store.set(withLocal(saved, topology));
+        for (PortMapping m : current().mappings()) {
             announced.put(m.virtualPort().getPortNumber(), describe(m));
         }
     }

@@ -68,9 +68,9 @@ public final class RuleValidator {
         return ins instanceof Instruction.WriteActions w ? w.actions() : List.of();
     }
 
-    /** A port number that can be a virtual port (1..OFPP_MAX-1). */
+    /** A port number that can be a virtual port: 1..OFPP_MAX-1, and LOCAL (the host bridge's, see PortService). */
     static boolean isDataPort(OFPort port) {
         int n = port.getPortNumber();
-        return n != 0 && Integer.compareUnsigned(n, OFPort.MAX.getPortNumber()) < 0;
+        return n != 0 && Integer.compareUnsigned(n, OFPort.MAX.getPortNumber()) < 0 || port.equals(OFPort.LOCAL);
     }
 }

@@ -257,7 +257,7 @@ class RequestHandlerTest {
         OFPacketOut snic = (OFPacketOut) h.net.takeSent("snic0").stream().filter(m -> m instanceof OFPacketOut)
                 .findFirst().orElseThrow();
         assertEquals(OFPort.of(2), host.getInPort());
-        assertEquals(List.of(output(OFPort.of(3))), host.getActions());
+        assertEquals(List.of(output(OFPort.of(3)), output(OFPort.LOCAL)), host.getActions(), "FLOOD includes LOCAL");
         assertEquals(OFPort.CONTROLLER, snic.getInPort());
         assertEquals(List.of(output(OFPort.of(2))), snic.getActions());
     }
@@ -266,8 +266,9 @@ class RequestHandlerTest {
     void portsAreVirtualInDescriptionsStatsAndStatus() throws Exception {
         c.send(OF13.buildPortDescStatsRequest().setXid(1).build());
         OFPortDescStatsReply descs = assertInstanceOf(OFPortDescStatsReply.class, c.received().get(0));
-        assertEquals(List.of(1, 2, 3), descs.getEntries().stream().map(d -> d.getPortNo().getPortNumber()).toList());
-        assertEquals(List.of("vm0", "vm1", "w0"), descs.getEntries().stream().map(d -> d.getName()).toList());
+        assertEquals(List.of(1, 2, 3, OFPort.LOCAL.getPortNumber()), descs.getEntries().stream()
+                .map(d -> d.getPortNo().getPortNumber()).toList());
+        assertEquals(List.of("vm0", "vm1", "w0", "LOCAL"), descs.getEntries().stream().map(d -> d.getName()).toList());
         c.send(OF13.buildPortStatsRequest().setXid(2).setPortNo(OFPort.of(3)).build());
         OFPortStatsReply stats = assertInstanceOf(OFPortStatsReply.class, c.received().get(0));
         assertEquals(OFPort.of(3), stats.getEntries().get(0).getPortNo());

@@ -34,6 +34,6 @@ class PacketOutTranslatorTest {
                 t.translate(OFPort.of(3), List.of(out(OFPort.TABLE)), Fixtures.ports(1)));
         assertThrows(BadActionException.class, () -> t.translate(OFPort.CONTROLLER, List.of(out(OFPort.TABLE)),
                 Fixtures.ports(1)));
-        assertThrows(BadRequestException.class, () -> t.translate(OFPort.LOCAL, List.of(out(1)), Fixtures.ports(1)));
+        assertThrows(BadRequestException.class, () -> t.translate(OFPort.NORMAL, List.of(out(1)), Fixtures.ports(1)));
     }
 }

@@ -193,7 +193,7 @@ class TranslatorTest {
     void theValidatorRefusesWhatNoTranslationExpresses() {
         assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL)))));
         assertThrows(BadActionException.class, () -> RuleValidator.group(new VirtualGroup(3, OFGroupType.ALL,
-                List.of(Bucket.of(List.of(out(OFPort.LOCAL)))))));
+                List.of(Bucket.of(List.of(out(OFPort.NORMAL)))))));
     }
 
     private static Translator two() {
