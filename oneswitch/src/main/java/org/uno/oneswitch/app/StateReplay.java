@@ -25,6 +25,7 @@ import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFMeterMod;
 import org.projectfloodlight.openflow.protocol.OFMeterModCommand;
 import org.projectfloodlight.openflow.protocol.OFVersion;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.codec.FlowModCodec;
 import org.uno.oneswitch.codec.GroupModCodec;
@@ -171,7 +172,7 @@ final class StateReplay {
             counters.remove(r);
         }
         for (JsonNode id : array(root, "deleted_groups")) {
-            long g = id(id, "deleted_groups");
+            long g = number(id, "a group id in 'deleted_groups'", 0, OFGroup.MAX.getGroupNumber() & MAX_U32);  // OpenFlow has a group 0
             if (groups.remove(g) == null) {
                 throw new Invalid("deletes group " + g + ", which does not exist");
             }

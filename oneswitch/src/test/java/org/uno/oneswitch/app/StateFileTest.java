@@ -278,6 +278,24 @@ class StateFileTest {
         assertDamaged(List.of(JSON.writeValueAsBytes(stranger)), "names group 9, which this record does not write", false);
     }
 
+    @Test
+    void groupZeroIsAGroupLikeAnyOther() throws Exception {
+        StateFixture g = new StateFixture();
+        StateFixture.Sink s = new StateFixture.Sink();
+        addGroup(g, 0);
+        g.vs.state().start(s);
+        g.runTimers(0);
+        s.snapshotsWritten();
+        List<byte[]> records = new ArrayList<>(List.of(StateFile.snapshot(s.snapshotSeqs.get(0), s.snapshots.get(0))));
+        assertEquals(List.of(0L), load(file(records)).state().groups().stream().map(VirtualGroup::id).toList());
+        g.vs.groups().groupMod(new GroupModRequest(GroupModRequest.Command.DELETE, new VirtualGroup(0, OFGroupType.ALL,
+                List.of())), (x, e) -> { });
+        g.runTimers(0);
+        s.commit();
+        records.add(StateFile.changes(s.appended.get(s.appended.size() - 1)));
+        assertEquals(List.of(), load(file(records)).state().groups(), "its deletion loads too");
+    }
+
     private static void addGroup(StateFixture g, long id) throws Exception {
         g.vs.groups().groupMod(new GroupModRequest(GroupModRequest.Command.ADD, new VirtualGroup(id, OFGroupType.ALL,
                 List.of(Bucket.of(List.of(out(2)))))), (x, e) -> { });
