@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
 import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
@@ -32,7 +31,6 @@ import org.uno.oneswitch.error.FlowModFailedException;
 import org.uno.oneswitch.error.MeterModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
-import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.FlowModRequest;
@@ -370,14 +368,7 @@ public final class FlowService {
     /** Refuses a rule applying a group that does not exist (OpenFlow's BAD_OUT_GROUP). */
     private void checkGroups(VirtualRule r) throws BadActionException {
         for (Instruction ins : r.instructions()) {
-            List<Action> actions = ins instanceof Instruction.ApplyActions a ? a.actions()
-                    : ins instanceof Instruction.WriteActions w ? w.actions() : List.of();
-            for (Action a : actions) {
-                if (a instanceof Action.Group g
-                        && groups.get(Integer.toUnsignedLong(g.group().getGroupNumber())).isEmpty()) {
-                    throw new BadActionException(OFBadActionCode.BAD_OUT_GROUP, "group " + g.group() + " does not exist");
-                }
-            }
+            GroupService.requireExisting(groups, Instruction.actionsOf(ins));
         }
     }
 

@@ -18,6 +18,7 @@ import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.GroupModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.error.TranslationConflictException;
+import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.PortMap;
@@ -174,6 +175,15 @@ public final class GroupService {
             }
         }
         return false;
+    }
+
+    /** Refuses {@code actions} when they apply a group that does not exist (OpenFlow's BAD_OUT_GROUP). */
+    static void requireExisting(IdTable<VirtualGroup> groups, List<Action> actions) throws BadActionException {
+        for (Action a : actions) {
+            if (a instanceof Action.Group g && groups.get(Integer.toUnsignedLong(g.group().getGroupNumber())).isEmpty()) {
+                throw new BadActionException(OFBadActionCode.BAD_OUT_GROUP, "group " + g.group() + " does not exist");
+            }
+        }
     }
 
     /** Every group, by id. */

@@ -3,7 +3,6 @@ package org.uno.oneswitch.core;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.projectfloodlight.openflow.protocol.OFBadActionCode;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.model.Action;
@@ -44,20 +43,26 @@ final class PhysicalGroupIds {
 
     /** {@code rule} with the groups it applies under their physical ids (the same rule when none is renumbered). */
     VirtualRule rename(VirtualRule rule) {
-        List<Instruction> out = new ArrayList<>(rule.instructions().size());
-        boolean changed = false;
+        boolean any = false;
         for (Instruction ins : rule.instructions()) {
-            Instruction renamed = ins;
-            if (ins instanceof Instruction.ApplyActions a && renames(a.actions())) {
-                renamed = new Instruction.ApplyActions(rename(a.actions()));
-            } else if (ins instanceof Instruction.WriteActions w && renames(w.actions())) {
-                renamed = new Instruction.WriteActions(rename(w.actions()));
-            }
-            changed |= renamed != ins;
-            out.add(renamed);
+            any |= renames(Instruction.actionsOf(ins));
         }
-        return changed ? rule.toBuilder().instructions(out).build() : rule;
+        if (!any) {
+            return rule;   // nearly every rule: nothing to copy
+        }
+        List<Instruction> out = new ArrayList<>(rule.instructions().size());
+        for (Instruction ins : rule.instructions()) {
+            if (ins instanceof Instruction.ApplyActions a) {
+                out.add(new Instruction.ApplyActions(rename(a.actions())));
+            } else if (ins instanceof Instruction.WriteActions w) {
+                out.add(new Instruction.WriteActions(rename(w.actions())));
+            } else {
+                out.add(ins);
+            }
+        }
+        return rule.toBuilder().instructions(out).build();
     }
+
 
     /** {@code group} as its copies are: its physical id, and the groups its buckets apply or watch under theirs. */
     VirtualGroup rename(VirtualGroup group) {
@@ -82,11 +87,7 @@ final class PhysicalGroupIds {
 
     /** {@code actions} of a packet-out under the physical ids; a group that does not exist is refused. */
     List<Action> renameApplied(List<Action> actions) throws BadActionException {
-        for (Action a : actions) {
-            if (a instanceof Action.Group g && table.get(Integer.toUnsignedLong(g.group().getGroupNumber())).isEmpty()) {
-                throw new BadActionException(OFBadActionCode.BAD_OUT_GROUP, "group " + g.group() + " does not exist");
-            }
-        }
+        GroupService.requireExisting(table, actions);
         return rename(actions);
     }
 

@@ -53,7 +53,6 @@ public record FlowFilter(int table, FlowMatch match, boolean strict, int priorit
     }
 
     private static java.util.stream.Stream<Action> actions(VirtualRule r) {
-        return r.instructions().stream().flatMap(i -> i instanceof Instruction.ApplyActions a ? a.actions().stream()
-                : i instanceof Instruction.WriteActions w ? w.actions().stream() : java.util.stream.Stream.empty());
+        return r.instructions().stream().flatMap(i -> Instruction.actionsOf(i).stream());
     }
 }

@@ -12,6 +12,14 @@ public sealed interface Instruction
         permits Instruction.ApplyActions, Instruction.WriteActions, Instruction.ClearActions,
                 Instruction.GotoTable, Instruction.WriteMetadata, Instruction.Meter {
 
+    /** The actions of an apply-actions or write-actions instruction (none for the others). */
+    static List<Action> actionsOf(Instruction ins) {
+        if (ins instanceof ApplyActions a) {
+            return a.actions();
+        }
+        return ins instanceof WriteActions w ? w.actions() : List.of();
+    }
+
     /** Apply the actions immediately. */
     record ApplyActions(List<Action> actions) implements Instruction {
         public ApplyActions {

@@ -29,7 +29,7 @@ public final class PortDependencies {
             return true;
         }
         for (Instruction ins : rule.instructions()) {
-            if (outputsTo(RuleValidator.actionsOf(ins), port)) {
+            if (outputsTo(Instruction.actionsOf(ins), port)) {
                 return true;
             }
         }

@@ -37,7 +37,7 @@ public final class RuleValidator {
             throw new BadMatchException(OFBadMatchCode.BAD_FIELD, "in_phy_port is not supported");
         }
         for (Instruction ins : rule.instructions()) {
-            actions(actionsOf(ins), false);
+            actions(Instruction.actionsOf(ins), false);
         }
     }
 
@@ -60,13 +60,6 @@ public final class RuleValidator {
         }
     }
 
-    /** The actions of an apply-actions or write-actions instruction (none for the others). */
-    static List<Action> actionsOf(Instruction ins) {
-        if (ins instanceof Instruction.ApplyActions a) {
-            return a.actions();
-        }
-        return ins instanceof Instruction.WriteActions w ? w.actions() : List.of();
-    }
 
     /** A port number that can be a virtual port: 1..OFPP_MAX-1, and LOCAL (the host bridge's, see PortService). */
     static boolean isDataPort(OFPort port) {
