@@ -268,12 +268,7 @@ final class StateReplay {
             }
             for (Iterator<Map.Entry<String, JsonNode>> it = ids.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
-                long id;
-                try {
-                    id = Long.parseLong(e.getKey());
-                } catch (NumberFormatException x) {
-                    throw new Invalid("group '" + e.getKey() + "' in 'group_ids' is not a number");
-                }
+                long id = key(e.getKey(), "group", "in 'group_ids' ", MAX_U32);
                 if (!written.contains(id)) {
                     throw new Invalid("'group_ids' names group " + id + ", which this record does not write");
                 }
@@ -379,12 +374,7 @@ final class StateReplay {
         Map<Integer, List<Integer>> out = new HashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = t.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            int tag;
-            try {
-                tag = Integer.parseInt(e.getKey());
-            } catch (NumberFormatException x) {
-                throw new Invalid("tag '" + e.getKey() + "' is not a number");
-            }
+            int tag = (int) key(e.getKey(), "tag", "", Integer.MAX_VALUE);
             if (!e.getValue().isArray() || e.getValue().isEmpty()) {
                 throw new Invalid("tag " + tag + " must list its virtual ports");
             }
@@ -453,6 +443,19 @@ final class StateReplay {
     /** A list a record may leave out when it is empty (meters, which older files never have). */
     private static JsonNode optionalArray(JsonNode n, String key) throws Invalid {
         return n.has(key) ? array(n, key) : JSON.createArrayNode();
+    }
+
+    /** An object's key that is a number from 0 to {@code max} ({@code what} and {@code where} name it in the reason). */
+    private static long key(String key, String what, String where, long max) throws Invalid {
+        try {
+            long n = Long.parseLong(key);
+            if (n >= 0 && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException x) {
+            // reported below
+        }
+        throw new Invalid(what + " '" + key + "' " + where + "is not a number from 0 to " + max);
     }
 
     private static long integer(JsonNode n, String key, long min, long max) throws Invalid {
