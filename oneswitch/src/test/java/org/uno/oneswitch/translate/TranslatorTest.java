@@ -29,7 +29,9 @@ import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
 import org.uno.oneswitch.testing.Fixtures;
@@ -100,6 +102,21 @@ class TranslatorTest {
     void wildcardIngressIsOneRulePerSwitch() throws Exception {
         Golden.check("step4-wildcard-to-wire", translate(rule(1, 10, match(ethDst("02:00:00:00:02:00")), apply(out(3)))));
         Golden.check("step4-flood", translate(rule(2, 1, FlowMatch.ANY, apply(out(OFPort.FLOOD)))));
+    }
+
+    /** The LOCAL port is the host bridge's: reached from the sNIC over the link, matched as an in_port, flooded to. */
+    @Test
+    void localIsTheHostBridgesLocalPort() throws Exception {
+        PortMap withLocal = ports.with(new PortMapping(OFPort.LOCAL, new PhysicalPort("host", OFPort.LOCAL), "LOCAL",
+                "LOCAL"));
+        TagSpace tags = new TagSpace();
+        int local = OFPort.LOCAL.getPortNumber();
+        Golden.check("local-port", Render.translation(one.translate(rule(1, 10, match(inPort(3)),
+                apply(out(OFPort.LOCAL))), withLocal, tags)) + "--- from LOCAL\n"
+                + Render.translation(one.translate(rule(2, 10, match(inPort(local)), apply(out(3))), withLocal, tags))
+                + "--- FLOOD from V1\n"
+                + Render.translation(one.translate(rule(3, 10, match(inPort(1)), apply(out(OFPort.FLOOD))), withLocal,
+                        tags)));
     }
 
     @Test
