@@ -41,15 +41,20 @@ def physical(platform, switch_id: str) -> dict[str, tuple[str, int]]:
     return out
 
 
+# The id of OneSwitch's own flow-id tag group 1, which the group's bucket itself needs on snic0: the group's
+# copies have another id there, and a restarted OneSwitch must give them the same one (the state file's group_ids).
+GROUP = 0xfff00001
+
+
 def install(stack) -> None:
     ext = stack.platform.description["ext"]["interfaces"][0]
-    ofctl(stack.target, "add-group", "group_id=1,type=all,bucket=output:1")
+    ofctl(stack.target, "add-group", f"group_id={GROUP},type=all,bucket=output:1")
     ofctl(stack.target, "add-flow", f"priority=10,in_port=1,dl_dst={ext['mac']},actions=output:2")
-    ofctl(stack.target, "add-flow", "priority=10,in_port=2,actions=group:1")
+    ofctl(stack.target, "add-flow", f"priority=10,in_port=2,actions=group:{GROUP}")
     ofctl(stack.target, "add-flow", "priority=5,arp,actions=FLOOD")
     # Constructs with OneSwitch's own physical form (the action-set flag in reg7, the flood group), which a
     # restarted OneSwitch must read back as equal; they match no packet of the test's traffic.
-    ofctl(stack.target, "add-flow", "priority=3,tcp,tp_dst=9,actions=write_actions(group:1),goto_table:1")
+    ofctl(stack.target, "add-flow", f"priority=3,tcp,tp_dst=9,actions=write_actions(group:{GROUP}),goto_table:1")
     ofctl(stack.target, "add-flow", "table=1,priority=3,actions=write_actions(output:2)")
     ofctl(stack.target, "add-flow", "priority=3,tcp,tp_dst=10,actions=write_actions(FLOOD)")
     revalidate(stack.platform)
@@ -97,7 +102,7 @@ def test_oneswitch_restart_keeps_forwarding_and_its_rules(oneswitch_stack, tmp_p
         assert {c: e for c, (e, _) in after.items()} == {c: e for c, (e, _) in before[sw].items()}, \
             f"{sw}: the restarted OneSwitch changed entries"
         assert all(after[c][1] >= n for c, (_, n) in before[sw].items()), f"{sw}: counters were reset"
-    assert "group_id=1" in ofctl(stack.target, "dump-groups").stdout
+    assert f"group_id={GROUP}" in ofctl(stack.target, "dump-groups").stdout
 
 
 def test_a_switch_daemon_restart_ends_with_its_table_reconciled(oneswitch_stack):
