@@ -123,6 +123,7 @@ public final class GroupService {
                 flows.removeUsersOf(refused.id());
                 planner.apply(Map.of(Owner.group(refused.id()), Translation.EMPTY), false, PlanService::logError);
                 table.remove(refused.id());
+                translateWatchers(Set.of(refused.id()));
             }
         } catch (TranslationConflictException e) {
             LOG.error("cannot undo a refused group_mod (group {} stays as the request left it): {}", refused.id(),

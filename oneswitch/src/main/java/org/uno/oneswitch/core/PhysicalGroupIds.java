@@ -63,7 +63,6 @@ final class PhysicalGroupIds {
         return rule.toBuilder().instructions(out).build();
     }
 
-
     /** {@code group} as its copies are: its physical id, and the groups its buckets apply or watch under theirs. */
     VirtualGroup rename(VirtualGroup group) {
         List<Bucket> buckets = new ArrayList<>(group.buckets().size());

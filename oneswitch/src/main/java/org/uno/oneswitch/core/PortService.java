@@ -60,8 +60,9 @@ public final class PortService {
 
     /**
      * The virtual switch's LOCAL port, as one Open vSwitch bridge has one: the host bridge's LOCAL
-     * port (its internal interface on the host), always mapped, never announced, moved or removed
-     * (the REST API takes only port numbers up to 65279).
+     * port (its internal interface on the host), mapped from the start (so never announced as added;
+     * a change of its state is, as any port's) and never moved or removed (the REST API takes only
+     * port numbers up to 65279).
      */
     static Optional<PortMapping> localPort(Topology topology) {
         return topology.switches().stream().filter(s -> s.role() == SwitchSpec.Role.HOST).findFirst()
