@@ -7,7 +7,8 @@ A rule spec is a dict:
      "apply": [["set_field", "ipv4_src", "10.0.0.9"], ["output", 3]], "write": [["output", 2]],
      "metadata": [5, 255], "goto": 2, "clear": false}
 
-and a group spec {"group_id": 1, "type": "all", "buckets": [{"weight": 0, "watch_port": null, "actions": [...]}]}.
+and a group spec {"group_id": 1, "type": "all", "buckets": [{"weight": 0, "watch_port": null, "actions": [...]}]}
+(a bucket may also have "watch_group").
 Specs turn into os-ken messages (`flow_mod`, `group_mod`) and into readable text (`describe`). Values come
 from small pools so that random packets hit random rules; priorities are distinct within a table, so no
 two rules of a table overlap at the same priority (OpenFlow leaves that case undefined).
@@ -252,7 +253,8 @@ _GROUP_TYPES = {"all": ofp.OFPGT_ALL, "select": ofp.OFPGT_SELECT, "indirect": of
 
 def group_mod(dp, spec: dict):
     buckets = [parser.OFPBucket(weight=b["weight"], watch_port=b["watch_port"] or ofp.OFPP_ANY,
-                                watch_group=ofp.OFPG_ANY, actions=_os_ken_actions(b["actions"]))
+                                watch_group=ofp.OFPG_ANY if b.get("watch_group") is None else b["watch_group"],
+                                actions=_os_ken_actions(b["actions"]))
                for b in spec["buckets"]]
     return parser.OFPGroupMod(dp, ofp.OFPGC_ADD, _GROUP_TYPES[spec["type"]], spec["group_id"], buckets)
 
