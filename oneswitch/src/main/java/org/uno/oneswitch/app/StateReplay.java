@@ -183,7 +183,9 @@ final class StateReplay {
             groups.put(v.id(), v);
             written.add(v.id());
         }
-        physicalGroupIds(root, written);
+        if (!written.isEmpty() || root.has("group_ids")) {   // a record without groups changes no physical id
+            physicalGroupIds(root, written);
+        }
         for (JsonNode id : optionalArray(root, "deleted_meters")) {
             long m = id(id, "deleted_meters");
             if (meters.remove(m) == null) {
