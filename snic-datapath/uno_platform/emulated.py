@@ -16,11 +16,12 @@ import subprocess
 from uno_platform import dpdk, hugepages, pki, system
 from uno_platform import losses as drops
 from uno_platform.base import Platform, write_description
-from uno_platform.cgroups import HOST_GUARANTEED_CORES, SideCgroup, check_available, existing_names, preexec_join
+from uno_platform.cgroups import HOST_GUARANTEED_CORES, SideCgroup, check_available, existing_names
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ledger import Ledger
 from uno_platform.ovs import DAEMONS, OvsInstance
 from uno_platform.spec import IFNAME_MAX, Names, TestbedSpec, parse_controller
+from uno_platform.switch_side import SwitchSide, make_veth
 
 log = logging.getLogger(__name__)
 
@@ -52,28 +53,11 @@ def make_netns(name: str) -> None:
     system.run(["sysctl", "-q", "-w", *NETNS_SYSCTLS], netns=name)
 
 
-def make_veth(a: str, a_ns: str, b: str, b_ns: str, *, b_mac: str | None = None,
-              mtu: int | None = None) -> None:
-    """A veth pair with each end created directly in its namespace, up, tx checksum offload off."""
-    peer = ["peer", "name", b] + (["address", b_mac] if b_mac else []) + ["netns", b_ns]
-    system.run(["ip", "link", "add", "name", a, "netns", a_ns, "type", "veth", *peer])
-    for name, ns in ((a, a_ns), (b, b_ns)):
-        if mtu:
-            system.run(["ip", "-n", ns, "link", "set", name, "mtu", str(mtu)])
-        system.run(["ethtool", "-K", name, "tx", "off"], netns=ns)
-        system.run(["ip", "-n", ns, "link", "set", name, "up"])
-
-
 def _configure_vm(vm_ns: str, port: str, index: int) -> dict:
     ip = VM_SUBNET.format(1 + index)
     system.run(["ip", "-n", vm_ns, "addr", "add", ip, "dev", "eth0"])
     return {"id": f"vm{index}", "netns": vm_ns, "ifname": "eth0", "mac": vm_mac(index), "ip": ip,
             "switch": "host", "port": port}
-
-
-def nf_peer_name(port: str) -> str:
-    """The NF's end of an NF port's veth pair."""
-    return port + "x"
 
 
 def datapath_id(switch_id: str) -> str:
@@ -135,43 +119,12 @@ class EmulatedPlatform(Platform):
     def datapath(self) -> str:
         return self.description["spec"].get("datapath", "veth")
 
-    def add_port(self, switch_id: str, name: str) -> dict:
-        """A port for an NF: on veth, a veth pair inside the switch's namespace, `name` on the bridge and
-        `name`+"x" for the NF; on DPDK, a vhost-user port whose socket the NF serves ("nf_ifname" is then
-        the socket's path, and "backend" says which packet I/O the NF opens it with).
-
-        A whole port of that name already there (one kept for an NF's return) is reused as it is: adding or
-        deleting a bridge port stalls the userspace datapath's forwarding for 3-20 ms, reusing one does not."""
-        if self.datapath == "dpdk":
-            return self._add_vhost_port(switch_id, name)
+    def side(self, switch_id: str) -> SwitchSide:
         sw = self.switch(switch_id)
-        nf_ifname = nf_peer_name(name)
-        if len(nf_ifname) > IFNAME_MAX:
-            raise SpecError(f"port name {name!r} is too long: {nf_ifname!r} exceeds {IFNAME_MAX} characters")
-        if system.link_exists(nf_ifname, sw["netns"]) and name in self.ovs(switch_id).vsctl(
-                "list-ports", sw["bridge"]).split():
-            return {"name": name, "ofport": self.ovs(switch_id).ofport(name), "netns": sw["netns"],
-                    "nf_ifname": nf_ifname}
-        try:
-            make_veth(name, sw["netns"], nf_ifname, sw["netns"])
-            ofport = self._plug(switch_id, name)
-        except PlatformError:
-            self.remove_port(switch_id, name)
-            raise
-        return {"name": name, "ofport": ofport, "netns": sw["netns"], "nf_ifname": nf_ifname}
+        return SwitchSide(self.ovs(switch_id), sw["bridge"], sw["netns"], self.cgroup(switch_id), self.datapath)
 
-    def _add_vhost_port(self, switch_id: str, name: str) -> dict:
-        sw, ovs = self.switch(switch_id), self.ovs(switch_id)
-        socket = dpdk.nf_socket(sw["rundir"], name)
-        if name not in ovs.vsctl("list-ports", sw["bridge"]).split():
-            try:
-                ovs.vsctl("add-port", sw["bridge"], name, "--", "set", "Interface", name,
-                          *dpdk.nf_interface(socket))
-            except PlatformError:
-                self.remove_port(switch_id, name)
-                raise
-        return {"name": name, "ofport": ovs.ofport(name), "netns": sw["netns"], "nf_ifname": str(socket),
-                "backend": "dpdk"}
+    def add_port(self, switch_id: str, name: str) -> dict:
+        return self.side(switch_id).add_port(name)
 
     def plug_interface(self, switch_id: str, ifname: str) -> int:
         netns = self.switch(switch_id)["netns"]
@@ -179,48 +132,19 @@ class EmulatedPlatform(Platform):
         try:
             system.run(["ethtool", "-K", ifname, "tx", "off"], netns=netns)
             system.run(["ip", "-n", netns, "link", "set", ifname, "up"])
-            return self._plug(switch_id, ifname)
+            return self.side(switch_id).plug(ifname)
         except PlatformError:
             self.remove_port(switch_id, ifname)
             raise
 
-    def _plug(self, switch_id: str, name: str) -> int:
-        ovs = self.ovs(switch_id)
-        ovs.vsctl("add-port", self.switch(switch_id)["bridge"], name)
-        return ovs.ofport(name)
-
     def remove_port(self, switch_id: str, name: str) -> None:
-        sw = self.switch(switch_id)
-        self.ovs(switch_id).vsctl("--if-exists", "del-port", sw["bridge"], name)
-        if self.datapath == "dpdk":
-            dpdk.nf_socket(sw["rundir"], name).unlink(missing_ok=True)
-        if system.link_exists(name, sw["netns"]):
-            system.run(["ip", "-n", sw["netns"], "link", "del", name])
+        self.side(switch_id).remove_port(name)
 
     def port_up(self, switch_id: str, name: str) -> bool:
-        if self.datapath != "dpdk":
-            return True  # a veth is up once added
-        # The datapath polls a vhost-user port's queue once it has reconfigured the port after the connection,
-        # and sends to it from then on (before, Open vSwitch counts what it sends there in tx_dropped).
-        return dpdk.queue_enabled(self.ovs(switch_id).appctl("dpif-netdev/pmd-rxq-show"), name)
+        return self.side(switch_id).port_up(name)
 
     def port_backlog(self, switch_id: str, name: str) -> int:
-        if self.datapath == "dpdk":
-            # The switch's poll-mode thread reads a vhost-user port's ring within its longest sleep
-            # (dpdk.PMD_MAXSLEEP_US); no kernel queue holds packets for it.
-            return 0
-        # The userspace datapath reads a system port through a packet socket bound to it: its receive queue.
-        # Read from /proc rather than with `ss` (a process costs milliseconds, and migrated packets wait for
-        # this): the daemon runs in the switch's namespaces, so its /proc/PID/net is the namespace's and the
-        # /sys under its root names the namespace's interfaces.
-        try:
-            proc = pathlib.Path("/proc", str(self.ovs(switch_id).pid("ovs-vswitchd")))
-            ifindex = (proc / "root/sys/class/net" / name / "ifindex").read_text().strip()
-            sockets = (proc / "net/packet").read_text().splitlines()[1:]
-        except (OSError, ValueError):
-            return 0  # the port (or the switch) is gone: nothing of it will be read
-        # columns: sk RefCnt Type Proto Iface R Rmem User Inode
-        return sum(int(f[6]) for f in (line.split() for line in sockets) if len(f) >= 7 and f[4] == ifindex)
+        return self.side(switch_id).port_backlog(name)
 
     def add_vm(self, index: int) -> dict:
         """A VM namespace `<prefix>vm<index>` plugged into the host switch, like those of `up`.
@@ -239,7 +163,7 @@ class EmulatedPlatform(Platform):
             make_netns(vm_ns)
             make_veth(port, self.switch("host")["netns"], "eth0", vm_ns, b_mac=vm_mac(index))
             vm = _configure_vm(vm_ns, port, index)
-            return {**vm, "ofport": self._plug("host", port)}
+            return {**vm, "ofport": self.side("host").plug(port)}
         except PlatformError:
             self.remove_vm(index)
             raise
@@ -250,9 +174,7 @@ class EmulatedPlatform(Platform):
         _undo_netns({"name": names.vm_netns(index)})
 
     def spawn(self, switch_id: str, argv: list[str], **popen_kwargs) -> subprocess.Popen:
-        netns = self.switch(switch_id)["netns"]
-        return subprocess.Popen(["ip", "netns", "exec", netns, *argv],
-                                preexec_fn=preexec_join(self.cgroup(switch_id)), **popen_kwargs)
+        return self.side(switch_id).spawn(argv, **popen_kwargs)
 
     def adopt_process(self, switch_id: str, pid: int) -> None:
         self.cgroup(switch_id).join(pid)
