@@ -13,13 +13,14 @@ import dataclasses
 import logging
 import os
 import pathlib
-import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable
 
 from uno_agent.errors import AgentError, BadRequest, Conflict, Unavailable
+from uno_nfs.command import nf_command
+from uno_nfs.control import accepts
 from uno_platform import system
 from uno_platform.base import Platform
 from uno_platform.errors import PlatformError
@@ -97,14 +98,12 @@ class Launcher(abc.ABC):
         """The NF's command line; `backend` is the packet I/O the platform's port takes (netio)."""
         control = self.control_path(instance_id)
         control.unlink(missing_ok=True)
-        argv = [str(self.binary(binary)), "--backend", backend, "--iface", iface, "--control", str(control)]
-        if hold_packets is not None:
-            argv += ["--buffering", "--hold-packets", str(hold_packets)]
+        config = None
         if config_text is not None:
             config = self.run_dir / f"{instance_id}.conf"
             config.write_text(config_text)
-            argv += ["--config", str(config)]
-        return argv
+        return nf_command(str(self.binary(binary)), iface=iface, control=str(control), backend=backend,
+                          hold_packets=hold_packets, config=None if config is None else str(config))
 
     def check_config(self, binary: str, config_text: str | None) -> None:
         """Have the NF binary validate a configuration; BadRequest with its reason if it refuses it."""
@@ -129,8 +128,8 @@ class Launcher(abc.ABC):
         """Wait until the NF's control socket accepts connections (the file appears at bind(),
         before listen()); LaunchError with its log's last line if it dies."""
         control = self.control_path(instance_id)
-        _wait(lambda: _accepts(control), exited,
-              lambda: f"{what} did not start: {last_line(self.log_path(instance_id))}")
+        _wait(lambda: accepts(control), exited,
+              lambda: f"{what} did not start: {system.last_line(self.log_path(instance_id))}")
 
     def wait_port_up(self, side: str, port: str, what: str) -> None:
         """Wait until `side`'s switch delivers to the NF's port (on DPDK, once it has connected to the
@@ -231,21 +230,3 @@ def vm_netns(prefix: str, server: dict) -> str:
 def vm_index(port: str) -> int:
     """The number of a VM from its port name, '<prefix>vm<N>'."""
     return int(port.rsplit("vm", 1)[1])
-
-
-def last_line(path: pathlib.Path) -> str:
-    """The last line of a log (what a process that died last said), or why there is none."""
-    try:
-        lines = path.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "no log"
-    return lines[-1] if lines else "no output"
-
-
-def _accepts(path: pathlib.Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        try:
-            sock.connect(str(path))
-        except OSError:
-            return False
-    return True

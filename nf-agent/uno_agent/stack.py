@@ -23,7 +23,6 @@ import time
 from uno_oneswitch.client import http_json
 
 import uno_platform
-from uno_agent.launcher import last_line
 from uno_platform import system
 
 log = logging.getLogger(__name__)
@@ -172,7 +171,7 @@ def _wait_ready(daemon: Daemon, record: dict, logfile: pathlib.Path) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if not system.is_alive(record["pid"], record["start"]):
-            raise StackError(f"{daemon.name} exited; the end of {logfile}: {last_line(logfile)}")
+            raise StackError(f"{daemon.name} exited; the end of {logfile}: {system.last_line(logfile)}")
         try:
             status, body = http_json(daemon.url + daemon.ready_path, headers={"X-Auth-Token": token}, timeout=2)
         except OSError:

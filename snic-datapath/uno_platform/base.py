@@ -12,8 +12,6 @@ import pathlib
 import subprocess
 from typing import ClassVar
 
-import jsonschema
-
 from uno_platform.errors import PlatformError
 from uno_platform.spec import TestbedSpec
 
@@ -117,6 +115,9 @@ class Platform(abc.ABC):
 
 
 def validate_description(description: dict) -> None:
+    # Imported here: the sNIC daemon imports this package with the sNIC's own Python, which has no jsonschema.
+    import jsonschema
+
     try:
         jsonschema.validate(description, _SCHEMA)
     except jsonschema.ValidationError as exc:

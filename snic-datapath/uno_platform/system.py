@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pathlib
 import signal
 import subprocess
 import time
@@ -111,3 +112,12 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.02) -> No
         if time.monotonic() > deadline:
             raise PlatformError(f"timed out after {timeout:g} s waiting for {what}")
         time.sleep(interval)
+
+
+def last_line(path: pathlib.Path) -> str:
+    """The last line of a log (what a process that died last said), or why there is none."""
+    try:
+        lines = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "no log"
+    return lines[-1] if lines else "no output"

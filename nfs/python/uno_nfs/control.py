@@ -84,15 +84,21 @@ class NfControl:
     kept open; use it as a context manager or call close().
     """
 
-    def __init__(self, path: str, timeout: float = 10.0):
+    def __init__(self, path: str, timeout: float = 10.0, *, sock: socket.socket | None = None):
+        """With `sock`, speak over that connection instead (one the sNIC daemon carries to an NF on the
+        sNIC; `path` then only names it)."""
         self.path = str(path)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        try:
-            self.sock.connect(self.path)
-        except OSError as exc:
-            self.sock.close()
-            raise NfControlError("ECONNREFUSED", f"{self.path}: {exc}") from exc
+        if sock is None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(timeout)
+            try:
+                sock.connect(self.path)
+            except OSError as exc:
+                sock.close()
+                raise NfControlError("ECONNREFUSED", f"{self.path}: {exc}") from exc
+        else:
+            sock.settimeout(timeout)
+        self.sock = sock
         self.last_remaining = 0
         self.last_nf_seconds = 0.0   # time the NF spent in the last state get/put
         self.last_held = 0           # packets the NF held at the last state put
@@ -224,6 +230,16 @@ class NfControl:
         """An NF-specific command ('rules', 'sas', 'assets'); returns its
         JSON reply."""
         return self._json(" ".join(words))
+
+
+def accepts(path: str) -> bool:
+    """Whether a control socket accepts connections at `path` (its file appears at bind(), before listen())."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        try:
+            sock.connect(str(path))
+        except OSError:
+            return False
+    return True
 
 
 def wait_ready(path: str, timeout: float = 10.0) -> NfControl:

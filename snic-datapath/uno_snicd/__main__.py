@@ -1,0 +1,76 @@
+"""uno-snicd: the sNIC daemon. Run on the sNIC: python3 -m uno_snicd --help."""
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import pathlib
+import signal
+import ssl
+import sys
+
+from uno_platform.cgroups import SideCgroup
+from uno_platform.ovs import OvsInstance
+from uno_platform.switch_side import SwitchSide
+from uno_snicd import wire
+from uno_snicd.daemon import Server, SnicDaemon
+
+DEFAULT_PORT = 7340
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="uno-snicd", description="UNO's sNIC daemon: starts NFs on this sNIC and carries their control "
+        "and state for the host's agent, over mutual TLS. Logs to stderr.")
+    parser.add_argument("--listen", default=f"127.0.0.1:{DEFAULT_PORT}", metavar="IP:PORT",
+                        help="address to listen on (default: %(default)s; on a sNIC, its management address)")
+    parser.add_argument("--certificate", required=True, help="this daemon's certificate (PEM)")
+    parser.add_argument("--private-key", required=True, help="this daemon's private key (PEM)")
+    parser.add_argument("--ca-cert", required=True, help="the CA that signs the agent's certificate (PEM)")
+    parser.add_argument("--client-name", default="uno-agent",
+                        help="the CN the client's certificate must carry (default: %(default)s)")
+    parser.add_argument("--bridge", required=True, help="the sNIC's Open vSwitch bridge")
+    parser.add_argument("--ovs-rundir", default="/run/openvswitch",
+                        help="the sNIC's Open vSwitch run directory (default: %(default)s)")
+    parser.add_argument("--datapath", choices=("veth", "dpdk"), default="veth",
+                        help="the kind of NF ports (default: %(default)s)")
+    parser.add_argument("--cgroup-cpu", required=True, help="the cgroup (cpu controller) NFs run in")
+    parser.add_argument("--cgroup-cpuacct", required=True, help="the same cgroup's cpuacct directory")
+    parser.add_argument("--bin-dir", required=True, type=pathlib.Path, help="where the NF binaries are")
+    parser.add_argument("--run-dir", required=True, type=pathlib.Path,
+                        help="where NF control sockets, configs and logs go (made root-only)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
+    args = parser.parse_args(argv)
+    try:
+        host, _, port = args.listen.rpartition(":")
+        args.address = (str(ipaddress.ip_address(host)), int(port))
+        if not 0 < args.address[1] < 65536:
+            raise ValueError
+    except ValueError:
+        parser.error(f"--listen must be IP:PORT, not {args.listen!r}")
+    if not args.bin_dir.is_dir():
+        parser.error(f"--bin-dir {args.bin_dir} is not a directory")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s uno-snicd %(levelname)s %(message)s")
+    try:
+        tls = wire.context(ssl.Purpose.CLIENT_AUTH, args.certificate, args.private_key, args.ca_cert)
+        side = SwitchSide(OvsInstance(args.ovs_rundir, None), args.bridge, None,
+                          SideCgroup(args.cgroup_cpu, args.cgroup_cpuacct), args.datapath)
+        server = Server(args.address, tls, args.client_name, SnicDaemon(side, args.bin_dir, args.run_dir))
+    except (OSError, ValueError, ssl.SSLError) as exc:
+        print(f"uno-snicd: {exc}", file=sys.stderr)
+        return 1
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    logging.getLogger(__name__).info("listening on %s:%d for %s", *args.address, args.client_name)
+    with server:
+        server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

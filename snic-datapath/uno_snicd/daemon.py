@@ -1,0 +1,298 @@
+"""The sNIC daemon: a mutual-TLS server whose requests act on the sNIC's own side (`SwitchSide`).
+
+Each connection carries requests and replies (`wire`), one at a time. A `control` request turns the
+connection into a byte pipe to one NF's control socket, so that the agent speaks the NF control protocol
+(stats, buffering, state export and import) to an NF on the sNIC as it does to one on the host, through TLS.
+
+The NFs it started are kept in a file, so a restarted daemon knows them again (by pid and start time).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pathlib
+import re
+import select
+import socket
+import socketserver
+import ssl
+import subprocess
+import threading
+import time
+
+from uno_nfs.command import nf_command
+from uno_nfs.control import accepts
+from uno_platform import system
+from uno_platform.errors import PlatformError
+from uno_platform.switch_side import SwitchSide
+from uno_snicd import wire
+
+log = logging.getLogger(__name__)
+
+MAX_CONNECTIONS = 32           # beyond this a new connection is closed at once: memory stays bounded
+HANDSHAKE_TIMEOUT = 10.0
+READY_TIMEOUT = 10.0
+MAX_CONFIG = 1 << 20
+MAX_HOLD = 1 << 20
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_PORT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,13}$")   # + "x" for the NF's end: 15 characters at most
+_PIPE_CHUNK = 64 * 1024
+
+
+class RequestError(Exception):
+    """A request the daemon refuses or cannot carry out; its message goes back to the client."""
+
+
+class NfTable:
+    """The NFs this daemon started, by instance id, kept in `path` (written whole, atomically)."""
+
+    def __init__(self, path: pathlib.Path):
+        self.path = path
+        self.nfs: dict[str, dict] = {}
+        if path.exists():
+            self.nfs = json.loads(path.read_text())
+
+    def put(self, instance_id: str, entry: dict | None) -> None:
+        if entry is None:
+            self.nfs.pop(instance_id, None)
+        else:
+            self.nfs[instance_id] = entry
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.nfs))
+        os.replace(tmp, self.path)
+
+
+class SnicDaemon:
+    """What the requests do. `bin_dir` holds the NF binaries; `run_dir` the NFs' control sockets, configs and
+    logs (reachable by root only)."""
+
+    def __init__(self, side: SwitchSide, bin_dir: pathlib.Path, run_dir: pathlib.Path):
+        self.side, self.bin_dir, self.run_dir = side, bin_dir, run_dir
+        run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.table = NfTable(run_dir / "nfs.json")
+        self.lock = threading.Lock()      # one change of NFs or ports at a time
+        self.children: dict[int, subprocess.Popen] = {}
+
+    def handle(self, request: dict) -> dict:
+        op = request.get("op")
+        handler = getattr(self, f"op_{op}", None) if isinstance(op, str) and op.isidentifier() else None
+        if handler is None:
+            raise RequestError(f"unknown request {op!r}")
+        return handler(request)
+
+    # -- requests --------------------------------------------------------------------------
+
+    def op_ping(self, request: dict) -> dict:
+        return {"bridge": self.side.bridge}
+
+    def op_add_port(self, request: dict) -> dict:
+        with self.lock:
+            created = self.side.add_port(_port(request))
+        return {"name": created["name"], "ofport": created["ofport"]}
+
+    def op_remove_port(self, request: dict) -> dict:
+        with self.lock:
+            self.side.remove_port(_port(request))
+        return {}
+
+    def op_port_up(self, request: dict) -> dict:
+        return {"up": self.side.port_up(_port(request))}
+
+    def op_port_backlog(self, request: dict) -> dict:
+        return {"bytes": self.side.port_backlog(_port(request))}
+
+    def op_cpu_seconds(self, request: dict) -> dict:
+        return {"seconds": self.side.cgroup.usage_seconds()}
+
+    def op_start_nf(self, request: dict) -> dict:
+        instance_id, port = _instance(request), _port(request)
+        binary = self._binary(request.get("binary"))
+        config_text, hold = request.get("config"), request.get("hold_packets")
+        if config_text is not None and (not isinstance(config_text, str) or len(config_text) > MAX_CONFIG):
+            raise RequestError(f"config must be a string of at most {MAX_CONFIG} bytes")
+        if hold is not None and (not isinstance(hold, int) or isinstance(hold, bool) or not 1 <= hold <= MAX_HOLD):
+            raise RequestError(f"hold_packets must be an integer between 1 and {MAX_HOLD}")
+        with self.lock:
+            if instance_id in self.table.nfs:
+                raise RequestError(f"NF {instance_id} already runs")
+            created = self.side.add_port(port)
+            try:
+                entry = self._start(instance_id, binary, created, config_text, hold)
+            except BaseException:
+                self.side.remove_port(port)
+                raise
+            self.table.put(instance_id, entry)
+        log.info("started NF %s (%s) on port %s as pid %d", instance_id, binary.name, port, entry["pid"])
+        return {**entry, "ofport": created["ofport"]}
+
+    def op_stop_nf(self, request: dict) -> dict:
+        instance_id, keep_port = _instance(request), bool(request.get("keep_port", False))
+        with self.lock:
+            entry = self.table.nfs.get(instance_id)
+            if entry is None:
+                return {"stopped": False}
+            system.stop_process(entry["pid"], entry["pid_start"])
+            child = self.children.pop(entry["pid"], None)
+            if child is not None:
+                child.wait()
+            if not keep_port:
+                self.side.remove_port(entry["port"])
+            for suffix in (".sock", ".conf"):
+                (self.run_dir / f"{instance_id}{suffix}").unlink(missing_ok=True)
+            self.table.put(instance_id, None)
+        log.info("stopped NF %s", instance_id)
+        return {"stopped": True}
+
+    def op_alive(self, request: dict) -> dict:
+        entry = self.table.nfs.get(_instance(request))
+        return {"alive": entry is not None and system.is_alive(entry["pid"], entry["pid_start"])}
+
+    def op_list(self, request: dict) -> dict:
+        return {"nfs": {i: {**e, "alive": system.is_alive(e["pid"], e["pid_start"])}
+                        for i, e in self.table.nfs.items()}}
+
+    def control_socket(self, request: dict) -> socket.socket:
+        """A connection to the NF's control socket (for a `control` request)."""
+        instance_id = _instance(request)
+        if instance_id not in self.table.nfs:
+            raise RequestError(f"no NF {instance_id}")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(str(self._control(instance_id)))
+        except OSError as exc:
+            sock.close()
+            raise RequestError(f"NF {instance_id} does not answer: {exc}") from None
+        return sock
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _binary(self, name: object) -> pathlib.Path:
+        if not isinstance(name, str) or not _ID.match(name):
+            raise RequestError(f"binary must be an NF's name, not {name!r}")
+        path = self.bin_dir / name
+        if not path.is_file():
+            raise RequestError(f"no NF binary {name} on this sNIC")
+        return path
+
+    def _control(self, instance_id: str) -> pathlib.Path:
+        return self.run_dir / f"{instance_id}.sock"
+
+    def _start(self, instance_id: str, binary: pathlib.Path, created: dict, config_text: str | None,
+               hold: int | None) -> dict:
+        control = self._control(instance_id)
+        control.unlink(missing_ok=True)
+        config = None
+        if config_text is not None:
+            config = self.run_dir / f"{instance_id}.conf"
+            config.write_text(config_text)
+        argv = nf_command(str(binary), iface=created["nf_ifname"], control=str(control),
+                          backend=created.get("backend", "afpacket"), hold_packets=hold,
+                          config=None if config is None else str(config))
+        log_path = self.run_dir / f"{instance_id}.log"
+        with open(log_path, "ab") as log_out:
+            proc = self.side.spawn(argv, stdin=subprocess.DEVNULL, stdout=log_out, stderr=log_out,
+                                   start_new_session=True)
+        started = system.start_time(proc.pid)
+        deadline = time.monotonic() + READY_TIMEOUT
+        while not (accepts(control) and self.side.port_up(created["name"])):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                system.stop_process(proc.pid, started)
+                proc.wait()
+                raise RequestError(f"{binary.name} did not start: {system.last_line(log_path)}")
+            time.sleep(0.01)
+        self.children[proc.pid] = proc
+        return {"pid": proc.pid, "pid_start": started, "port": created["name"]}
+
+
+def _instance(request: dict) -> str:
+    value = request.get("id")
+    if not isinstance(value, str) or not _ID.match(value):
+        raise RequestError(f"id must match {_ID.pattern}, not {value!r}")
+    return value
+
+
+def _port(request: dict) -> str:
+    value = request.get("port")
+    if not isinstance(value, str) or not _PORT.match(value):
+        raise RequestError(f"port must match {_PORT.pattern}, not {value!r}")
+    return value
+
+
+# -- the server ------------------------------------------------------------------------------
+
+class Server(socketserver.ThreadingTCPServer):
+    """Accepts TLS connections from the client named `client_name` only."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], tls: ssl.SSLContext, client_name: str, daemon: SnicDaemon):
+        self.tls, self.client_name, self.snicd = tls, client_name, daemon
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(address, _Connection)
+
+    def process_request(self, request, client_address) -> None:
+        if not self.slots.acquire(blocking=False):
+            log.warning("refused a connection from %s: %d connections open", client_address[0], MAX_CONNECTIONS)
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
+class _Connection(socketserver.BaseRequestHandler):
+    server: Server
+
+    def handle(self) -> None:
+        peer = self.client_address[0]
+        self.request.settimeout(HANDSHAKE_TIMEOUT)
+        try:
+            sock = self.server.tls.wrap_socket(self.request, server_side=True)
+            wire.check_peer(sock, self.server.client_name)
+        except (OSError, wire.ChannelError) as exc:
+            log.warning("refused a connection from %s: %s", peer, exc)
+            return
+        sock.settimeout(None)
+        try:
+            self._serve(sock)
+        except (OSError, wire.ChannelError) as exc:
+            log.info("connection from %s ended: %s", peer, exc)
+        finally:
+            sock.close()
+
+    def _serve(self, sock: ssl.SSLSocket) -> None:
+        daemon = self.server.snicd
+        while (request := wire.recv(sock)) is not None:
+            if request.get("op") == "control":
+                try:
+                    nf = daemon.control_socket(request)
+                except RequestError as exc:
+                    wire.send(sock, {"error": str(exc)})
+                    continue
+                wire.send(sock, {"ok": True})
+                _pipe(sock, nf)
+                return
+            try:
+                reply = {"ok": True, **daemon.handle(request)}
+            except (RequestError, PlatformError) as exc:
+                reply = {"error": str(exc)}
+            wire.send(sock, reply)
+
+
+def _pipe(tls: ssl.SSLSocket, nf: socket.socket) -> None:
+    """Carry bytes both ways until either side closes."""
+    with nf:
+        while True:
+            readable = [tls] if tls.pending() else select.select([tls, nf], [], [])[0]
+            for source, sink in ((tls, nf), (nf, tls)):
+                if source in readable:
+                    data = source.recv(_PIPE_CHUNK)
+                    if not data:
+                        return
+                    sink.sendall(data)
