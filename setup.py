@@ -1,7 +1,7 @@
 """Install UNO's Python packages and console scripts.
 
 The packages live in the component folders of the layout (DESIGN.md), so each one
-is mapped explicitly: snic-datapath/ holds the platform, solver/ the placement
+is mapped explicitly: snic-datapath/ holds the platform and the sNIC daemon, solver/ the placement
 solver, nf-agent/ the agent and `unoctl`, nfs/python/ the NF control client,
 oneswitch/python/ OneSwitch's command-line tools, tests/harness/ what runs the parts
 together for the demo, the integration tests and the benchmarks.
@@ -13,6 +13,7 @@ from setuptools import setup
 
 ROOTS = {
     "uno_platform": "snic-datapath/uno_platform",
+    "uno_snicd": "snic-datapath/uno_snicd",
     "uno_solver": "solver/uno_solver",
     "uno_agent": "nf-agent/uno_agent",
     "uno_nfs": "nfs/python/uno_nfs",
@@ -69,6 +70,7 @@ setup(
         "console_scripts": [
             "unoctl=uno_agent.unoctl:main",
             "uno-agent=uno_agent.daemon:main",
+            "uno-snicd=uno_snicd.__main__:main",
         ],
     },
 )

@@ -5,8 +5,9 @@
     platform.description          # the JSON description (platform.schema.json)
     down("t1-")
 
-Only the emulated profile exists so far; real smart-NIC profiles implement
-`uno_platform.base.Platform` and register in PROFILES.
+Profiles: `emulated` (every side in namespaces of this machine) and `remote` (each sNIC a machine of its
+own, reached over a management link). Profiles implement `uno_platform.base.Platform` and register in
+PROFILES.
 """
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ import pathlib
 from uno_platform.base import Platform, description_path, read_description
 from uno_platform.emulated import EmulatedPlatform
 from uno_platform.errors import PlatformError, SpecError
+from uno_platform.remote import RemotePlatform
 from uno_platform.spec import TestbedSpec
 
 DEFAULT_STATE_DIR = "/run/uno"
-PROFILES: dict[str, type[Platform]] = {EmulatedPlatform.profile: EmulatedPlatform}
+PROFILES: dict[str, type[Platform]] = {EmulatedPlatform.profile: EmulatedPlatform,
+                                       RemotePlatform.profile: RemotePlatform}
 
 __all__ = ["DEFAULT_STATE_DIR", "PROFILES", "Platform", "PlatformError", "SpecError", "TestbedSpec",
            "down", "list_prefixes", "load", "up"]

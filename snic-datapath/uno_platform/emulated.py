@@ -86,7 +86,7 @@ class EmulatedPlatform(Platform):
         ledger = Ledger(state)
         ledger.record("dir", path=str(state))
         try:
-            description = _Builder(spec, names, state, ledger).build()
+            description = cls._builder()(spec, names, state, ledger).build()
             write_description(description, state)
         except BaseException as exc:
             problems = _undo(ledger.entries())
@@ -97,6 +97,10 @@ class EmulatedPlatform(Platform):
             raise PlatformError(f"testbed up failed: {exc!r}") from exc
         log.info("testbed %s is up", spec.prefix)
         return cls(description)
+
+    @classmethod
+    def _builder(cls) -> type[_Builder]:
+        return _Builder
 
     @classmethod
     def down(cls, prefix: str, state_dir: str) -> list[str]:
@@ -183,27 +187,26 @@ class EmulatedPlatform(Platform):
         return {sw["id"]: self.cgroup(sw["id"]).usage_seconds() for sw in self.description["switches"]}
 
     def status(self, losses: bool = False) -> dict:
-        switches = {}
-        for sw in self.description["switches"]:
-            ovs = self.ovs(sw["id"])
-            daemons = {}
-            for daemon in DAEMONS:
-                try:
-                    pid = ovs.pid(daemon)
-                except (OSError, ValueError):
-                    pid = None
-                daemons[daemon] = pid is not None and system.is_alive(pid, None)
-            cgroup = self.cgroup(sw["id"])
-            switches[sw["id"]] = {
-                "bridge": sw["bridge"], "netns": sw["netns"], "daemons": daemons,
-                "netns_present": sw["netns"] in system.netns_list(),
-                "cpu_seconds": round(cgroup.usage_seconds(), 3), "cpu_quota_cores": cgroup.quota_cores(),
-                "ports": {p["name"]: p["ofport"] for p in sw["ports"]},
-            }
+        switches = {sw["id"]: self._switch_status(sw) for sw in self.description["switches"]}
         healthy = all(s["netns_present"] and all(s["daemons"].values()) for s in switches.values())
         return {"prefix": self.prefix, "profile": self.profile, "healthy": healthy,
                 "controller": self.description.get("controller"), "switches": switches,
                 "losses": drops.report(self.description) if losses and healthy else None}
+
+    def _switch_status(self, sw: dict) -> dict:
+        ovs = self.ovs(sw["id"])
+        daemons = {}
+        for daemon in DAEMONS:
+            try:
+                pid = ovs.pid(daemon)
+            except (OSError, ValueError):
+                pid = None
+            daemons[daemon] = pid is not None and system.is_alive(pid, None)
+        cgroup = self.cgroup(sw["id"])
+        return {"bridge": sw["bridge"], "netns": sw["netns"], "daemons": daemons,
+                "netns_present": sw["netns"] in system.netns_list(),
+                "cpu_seconds": round(cgroup.usage_seconds(), 3), "cpu_quota_cores": cgroup.quota_cores(),
+                "ports": {p["name"]: p["ofport"] for p in sw["ports"]}}
 
 
 def shaper_queue_packets(mtu: int) -> int:
@@ -279,14 +282,14 @@ class _Builder:
 
     def _switches(self) -> None:
         for index, sw in enumerate(self.switch_ids):
-            netns = self.names.switch_netns(sw)
-            ovs = OvsInstance(self.state / sw, netns)
+            ovs = self._ovs_instance(sw)
 
             def started(daemon: str, pid: int, sw: str = sw) -> None:
                 self.ledger.record("process", name=f"{sw}/{daemon}", pid=pid,
                                    start=system.start_time(pid), group=False)
 
-            ovs.start(self.cgroups[sw], started, dpdk_index=index if self.dpdk else None)
+            ovs.start(self.cgroups[sw], started, dpdk_index=index if self.dpdk else None,
+                      db_options=self._db_options(sw))
             ovs.vsctl("set", "Open_vSwitch", ".", "other_config:vlan-limit=2")
             bridge = self.names.switch_bridge(sw)
             ovs.vsctl("add-br", bridge, "--", "set", "Bridge", bridge, "datapath_type=netdev",
@@ -294,6 +297,12 @@ class _Builder:
                       f"other_config:datapath-id={datapath_id(sw)}",
                       "other_config:disable-in-band=true")
             self.ovs[sw] = ovs
+
+    def _ovs_instance(self, sw: str) -> OvsInstance:
+        return OvsInstance(self.state / sw, self.names.switch_netns(sw))
+
+    def _db_options(self, sw: str) -> list[str]:
+        return []
 
     def _veth(self, a: str, a_ns: str, b: str, b_ns: str, *, b_mac: str | None = None,
               mtu: int | None = None) -> None:
@@ -378,32 +387,36 @@ class _Builder:
             self.vms.append(vm)
 
     def _controller(self) -> None:
-        """Points each bridge at the controller. The bridges live in their own namespaces, so a relay
-        carries the connection out: with tcp:, a Unix socket (root only) the bridge connects to; with
-        ssl:, a TCP port on the namespace's loopback (OVS speaks SSL over TCP only) relayed through
-        that socket, the SSL session staying end to end between the bridge and the controller."""
+        """Points each bridge at the controller."""
         host, port = parse_controller(self.spec.controller)
         ssl = self.spec.controller.startswith("ssl:")
-        if ssl:
+        if ssl and self.pki is None:
             self.pki = pki.create(self.state / "pki", self.switch_ids)
         for sw in self.switch_ids:
-            ovs = self.ovs[sw]
-            sock = ovs.rundir / "controller.sock"
-            self._relay(sw, "controller-relay",
-                        [f"UNIX-LISTEN:{sock},fork,unlink-early,mode=600", f"TCP:{host}:{port}"])
-            system.wait_for(sock.exists, 5, f"the controller relay socket {sock}")
-            target = f"unix:{sock}"
-            if ssl:
-                ovs.vsctl("set-ssl", str(self.pki.private_key(sw)), str(self.pki.certificate(sw)),
-                          str(self.pki.controller_ca))
-                self._relay(sw, "controller-ssl-relay", [f"TCP-LISTEN:{SSL_RELAY_PORT},bind=127.0.0.1,fork,reuseaddr",
-                                                         f"UNIX-CONNECT:{sock}"], netns=ovs.netns)
-                target = f"ssl:127.0.0.1:{SSL_RELAY_PORT}"
-            ovs.vsctl("set-controller", self.names.switch_bridge(sw), target)
+            self._connect_controller(sw, host, port, ssl)
+
+    def _connect_controller(self, sw: str, host: str, port: int, ssl: bool) -> None:
+        """The bridges live in their own namespaces, so a relay carries the connection out: with tcp:, a
+        Unix socket (root only) the bridge connects to; with ssl:, a TCP port on the namespace's loopback (OVS
+        speaks SSL over TCP only) relayed through that socket, the SSL session staying end to end between the
+        bridge and the controller."""
+        ovs = self.ovs[sw]
+        sock = ovs.rundir / "controller.sock"
+        self._relay(sw, "controller-relay",
+                    [f"UNIX-LISTEN:{sock},fork,unlink-early,mode=600", f"TCP:{host}:{port}"])
+        system.wait_for(sock.exists, 5, f"the controller relay socket {sock}")
+        target = f"unix:{sock}"
+        if ssl:
+            ovs.vsctl("set-ssl", str(self.pki.private_key(sw)), str(self.pki.certificate(sw)),
+                      str(self.pki.controller_ca))
+            self._relay(sw, "controller-ssl-relay", [f"TCP-LISTEN:{SSL_RELAY_PORT},bind=127.0.0.1,fork,reuseaddr",
+                                                     f"UNIX-CONNECT:{sock}"], netns=ovs.netns)
+            target = f"ssl:127.0.0.1:{SSL_RELAY_PORT}"
+        ovs.vsctl("set-controller", self.names.switch_bridge(sw), target)
 
     def _relay(self, sw: str, name: str, addresses: list[str], netns: str | None = None) -> None:
         """A socat relay, recorded in the ledger so that `down` stops it."""
-        with open(self.ovs[sw].rundir / f"{name}.log", "ab") as logf:
+        with open(self.state / f"{sw}-{name}.log", "ab") as logf:
             relay = subprocess.Popen([*(["ip", "netns", "exec", netns] if netns else []), "socat", *addresses],
                                      stdin=subprocess.DEVNULL, stdout=logf, stderr=logf, start_new_session=True)
         self.ledger.record("process", name=f"{sw}/{name}", pid=relay.pid, start=system.start_time(relay.pid),

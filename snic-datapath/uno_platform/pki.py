@@ -33,11 +33,12 @@ class Pki:
         return self.dir / "pki" / "controllerca" / "cacert.pem"
 
 
-def create(directory: pathlib.Path, switches: list[str], controller: str = "oneswitch") -> Pki:
-    """A new PKI in `directory`: both CAs, a certificate per switch and one for the controller."""
+def create(directory: pathlib.Path, switches: list[str], controllers: tuple[str, ...] = ("oneswitch",)) -> Pki:
+    """A new PKI in `directory`: both CAs, a certificate per switch and one per controller (the host's
+    parts that switches and sNICs trust: OneSwitch, and with a remote sNIC the agent)."""
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     _ovs_pki(directory, "init")
-    for name, kind in [*((sw, "switch") for sw in switches), (controller, "controller")]:
+    for name, kind in [*((sw, "switch") for sw in switches), *((c, "controller") for c in controllers)]:
         _ovs_pki(directory, "req+sign", name, kind)  # relative: the certificate's CN is the name
         (directory / f"{name}-req.pem").unlink()
     return Pki(directory)

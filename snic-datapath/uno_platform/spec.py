@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import itertools
 import re
 
 from uno_platform.errors import SpecError
@@ -37,6 +38,7 @@ class TestbedSpec:
     controller: str | None = None
     pcie_mtu: int = 1600
     datapath: str = "veth"
+    mgmt_subnet: str = "192.168.100.0/24"   # the remote profile's management links: a /30 per sNIC
     state_dir: str = "/run/uno"
 
     def validate(self) -> None:
@@ -54,6 +56,7 @@ class TestbedSpec:
             raise SpecError(f"--datapath must be one of {', '.join(DATAPATHS)}, not {self.datapath!r}")
         if self.controller is not None:
             parse_controller(self.controller)
+        mgmt_links(self)
         longest = max(Names(self.prefix).interfaces(self), key=len)
         if len(longest) > IFNAME_MAX:
             allowed = len(self.prefix) - (len(longest) - IFNAME_MAX)
@@ -69,6 +72,22 @@ class TestbedSpec:
 def _check_range(name: str, value: float, low: float, high: float) -> None:
     if not low <= value <= high:
         raise SpecError(f"--{name} must be between {low:g} and {high:g}, not {value:g}")
+
+
+def mgmt_links(spec: TestbedSpec) -> list[tuple[str, str]]:
+    """(host address, sNIC address) of each sNIC's management link, with prefix length: the /30s of
+    `mgmt_subnet` in order (BlueField's tmfifo uses 192.168.100.1/30 and .2)."""
+    try:
+        subnet = ipaddress.IPv4Network(spec.mgmt_subnet)
+    except ValueError as exc:
+        raise SpecError(f"--mgmt-subnet {spec.mgmt_subnet!r} is not an IPv4 network: {exc}") from None
+    if subnet.prefixlen > 30 or subnet.num_addresses < 4 * spec.snics:
+        raise SpecError(f"--mgmt-subnet {spec.mgmt_subnet} has room for fewer than {spec.snics} /30 links")
+    links = []
+    for link in itertools.islice(subnet.subnets(new_prefix=30), spec.snics):
+        host, snic = list(link.hosts())
+        links.append((f"{host}/30", f"{snic}/30"))
+    return links
 
 
 def parse_controller(target: str) -> tuple[str, int]:
@@ -124,6 +143,10 @@ class Names:
     def pcie_snic_port(self, i: int) -> str:
         return f"{self.prefix}ps{i}"
 
+    def mgmt_host_port(self, i: int) -> str:
+        """The host's end of sNIC i's management link (the remote profile); the sNIC's is MGMT_SNIC_PORT."""
+        return f"{self.prefix}m{i}"
+
     def vm_port(self, j: int) -> str:
         return f"{self.prefix}vm{j}"
 
@@ -134,7 +157,8 @@ class Names:
         """Interface names the spec needs that carry the prefix (bridges included)."""
         names = [self.switch_bridge("host")]
         for i in range(spec.snics):
-            names += [self.switch_bridge(self.snic(i)), self.pcie_host_port(i), self.pcie_snic_port(i)]
+            names += [self.switch_bridge(self.snic(i)), self.pcie_host_port(i), self.pcie_snic_port(i),
+                      self.mgmt_host_port(i)]
             names += [self.wire_port(i, k) for k in range(spec.wire_ports)]
         names += [self.vm_port(j) for j in range(spec.vms)]
         return names

@@ -280,7 +280,7 @@ class _Connection(socketserver.BaseRequestHandler):
                 return
             try:
                 reply = {"ok": True, **daemon.handle(request)}
-            except (RequestError, PlatformError) as exc:
+            except (RequestError, PlatformError, OSError) as exc:
                 reply = {"error": str(exc)}
             wire.send(sock, reply)
 

@@ -34,7 +34,8 @@ def context(purpose: ssl.Purpose, certificate: str, private_key: str, ca_cert: s
 def check_peer(sock: ssl.SSLSocket, expected: str) -> None:
     """ChannelError unless the peer's certificate names `expected`."""
     cert = sock.getpeercert() or {}
-    names = [value for rdn in cert.get("subject", ()) for key, value in rdn if key == "commonName"]
+    # ovs-pki writes the CN as "<name> id:<uuid>"
+    names = [value.split(" id:")[0] for rdn in cert.get("subject", ()) for key, value in rdn if key == "commonName"]
     if names != [expected]:
         raise ChannelError(f"peer certificate names {names or 'nobody'}, not {expected!r}")
 
