@@ -63,6 +63,10 @@ class RemotePlatform(EmulatedPlatform):
             raise SpecError("the remote profile runs on the veth datapath only")
         if spec.controller is not None and not spec.controller.startswith("ssl:"):
             raise SpecError("with the remote profile the sNICs reach the controller over ssl: only")
+        taken = system.run(["ip", "-4", "-o", "addr", "show"])
+        for host_ip, _ in mgmt_links(spec):
+            if f" {host_ip.split('/')[0]}/" in taken:
+                raise SpecError(f"--mgmt-subnet {spec.mgmt_subnet}: {host_ip} is already on an interface here")
         return super().up(spec)
 
     @classmethod

@@ -4,6 +4,7 @@
 
     def test_something(testbed_factory):
         platform = testbed_factory(vms=2, pcie_gbps=1)   # unique prefix, torn down after the test
+        remote = testbed_factory("remote", mgmt_subnet="192.168.101.0/24")   # the sNIC a machine of its own
 
 Every platform a test brings up is taken down when the test ends, and the test
 fails if anything of it could not be removed.
@@ -52,10 +53,10 @@ def testbed_factory():
         pytest.fail("the emulated platform needs root (network namespaces, cgroups, OVS)")
     made: list[str] = []
 
-    def make(**kwargs) -> Platform:
+    def make(profile: str = "emulated", **kwargs) -> Platform:
         spec = TestbedSpec(prefix=kwargs.pop("prefix", None) or unique_prefix(), **kwargs)
         made.append(spec.prefix)
-        return uno_platform.up(spec)
+        return uno_platform.up(spec, profile)
 
     yield make
     problems = []

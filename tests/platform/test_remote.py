@@ -1,0 +1,194 @@
+"""The remote profile: the sNIC is a machine of its own, reached from the host only over authenticated channels.
+
+What runs on the sNIC is started in its namespaces the way a process on a real DPU would be; what runs on the
+host uses only the management link. A shortcut through this machine's shared files or sockets would fail these
+tests: the sNIC sees neither the checkout nor the host's state, and the host never touches the sNIC's files.
+"""
+import pathlib
+import socket
+import ssl
+import subprocess
+import time
+
+import pytest
+
+import uno_platform
+from uno_nfs import NfControl
+from uno_platform import pki
+from uno_platform.errors import PlatformError
+from uno_platform.remote import AGENT_NAME, OVSDB_PORT
+from uno_snicd import wire
+from uno_snicd.client import RemoteError, SnicClient
+
+pytestmark = pytest.mark.platform
+
+CHECKOUT = pathlib.Path(uno_platform.__file__).resolve().parents[2]
+MGMT_SUBNET = "192.168.101.0/24"
+
+
+@pytest.fixture
+def remote(testbed_factory, tmp_path):
+    return testbed_factory("remote", mgmt_subnet=MGMT_SUBNET, state_dir=str(tmp_path / "state"))
+
+
+def on_snic(platform, *argv: str, user: str | None = None) -> subprocess.CompletedProcess:
+    """Run a command on the sNIC, as root or as `user` (a process of the DPU, not the daemon)."""
+    drop = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] if user else []
+    holder = str(platform.remote("snic0")["holder"])
+    return subprocess.run(["nsenter", "-t", holder, "-m", "-n", "--", *drop, *argv], capture_output=True,
+                          text=True, timeout=30)
+
+
+def daemon_address(platform) -> tuple[str, int]:
+    host, port = platform.remote("snic0")["daemon"].rsplit(":", 1)
+    return host, int(port)
+
+
+def test_the_snic_sees_its_own_disk_and_not_the_hosts_files(remote):
+    state = pathlib.Path(remote.description["state_dir"])
+    host_db = remote.switch("host")["ovsdb"].removeprefix("unix:")
+    assert pathlib.Path(host_db).exists() and (CHECKOUT / "Makefile").exists()   # what the host has
+    listing = on_snic(remote, "sh", "-c", f"ls -A {CHECKOUT}; ls {state} {host_db}; ls /srv/bin /srv/etc/uno")
+    seen = listing.stdout.split()
+    assert "Makefile" not in seen and "No such file" in listing.stderr
+    assert "noop" in seen and "snic0-cert.pem" in seen                     # what was installed on it
+    # The host's switch is out of reach, and the project is not importable there except what was installed.
+    assert on_snic(remote, "ovs-vsctl", f"--db=unix:{host_db}", "--timeout=2", "show").returncode != 0
+    assert on_snic(remote, "python3", "-c", "import uno_agent").returncode != 0
+    assert on_snic(remote, "env", "PYTHONPATH=/srv/lib/python", "python3", "-c", "import uno_snicd").returncode == 0
+
+
+def test_the_daemon_answers_only_the_agents_certificate(remote, tmp_path):
+    address = daemon_address(remote)
+    creds = remote.description["remote"]
+    agent = wire.context(ssl.Purpose.SERVER_AUTH, creds["certificate"], creds["private_key"], creds["ca_cert"])
+    assert SnicClient(address, agent, "snic0").call("ping")["bridge"] == remote.switch("snic0")["bridge"]
+
+    # Without a certificate the handshake fails (TLS 1.3 reports it at the first read).
+    bare = ssl.create_default_context(cafile=creds["ca_cert"])
+    bare.check_hostname = False
+    with socket.create_connection(address, timeout=5) as raw:
+        try:
+            with bare.wrap_socket(raw) as sock:
+                wire.send(sock, {"op": "list"})
+                reply = wire.recv(sock)
+        except (OSError, wire.ChannelError):
+            reply = None
+    assert reply is None
+
+    # A certificate of the same PKI with another name (OneSwitch's), or one named uno-agent by another CA.
+    pki_dir = pathlib.Path(creds["certificate"]).parent
+    oneswitch = wire.context(ssl.Purpose.SERVER_AUTH, str(pki_dir / "oneswitch-cert.pem"),
+                             str(pki_dir / "oneswitch-privkey.pem"), creds["ca_cert"])
+    foreign_pki = pki.create(tmp_path / "foreign", ["snic0"], (AGENT_NAME,))
+    foreign = wire.context(ssl.Purpose.SERVER_AUTH, str(foreign_pki.certificate(AGENT_NAME)),
+                           str(foreign_pki.private_key(AGENT_NAME)), creds["ca_cert"])
+    for tls in (oneswitch, foreign):
+        with pytest.raises(RemoteError):
+            SnicClient(address, tls, "snic0").call("start_nf", id="intruder", binary="noop", port="intrude")
+    assert SnicClient(address, agent, "snic0").call("list")["nfs"] == {}
+
+    # The agent refuses a daemon that is not its sNIC's.
+    with pytest.raises(RemoteError, match="not 'snic1'"):
+        SnicClient(address, agent, "snic1").call("ping")
+
+
+def test_snic_processes_other_than_the_daemon_cannot_launch_read_state_or_connect(remote):
+    client = remote.client("snic0")
+    client.call("start_nf", id="nf-a", binary="noop", port="nfa")
+    try:
+        # A process on the sNIC without the daemon's rights: no key, no NF control socket, no daemon, no ovsdb.
+        assert on_snic(remote, "cat", "/srv/etc/uno/snic0-privkey.pem", user="nobody").returncode != 0
+        probe = ("import socket,sys; s=socket.socket(socket.AF_UNIX); "
+                 "s.connect('/run/uno-snicd/nf-a.sock'); print('connected')")
+        assert "connected" not in on_snic(remote, "python3", "-c", probe, user="nobody").stdout
+        assert on_snic(remote, "python3", "-c", probe).stdout.strip() == "connected"   # root on the sNIC can
+        host, port = daemon_address(remote)
+        plain = ("import socket,struct; s=socket.create_connection(('%s', %d), timeout=5); m=b'%s'; "
+                 "s.sendall(struct.pack('!I', len(m)) + m); print(s.recv(4096))")
+        start = b'{"op":"start_nf","id":"x","binary":"noop","port":"xp"}'
+        on_snic(remote, "python3", "-c", plain % (host, port, start.decode()), user="nobody")
+        list_dbs = '{"method":"list_dbs","params":[],"id":0}'
+        answer = on_snic(remote, "python3", "-c", plain % (host, OVSDB_PORT, list_dbs), user="nobody")
+        assert "Open_vSwitch" not in answer.stdout
+        assert list(client.call("list")["nfs"]) == ["nf-a"]
+    finally:
+        client.call("stop_nf", id="nf-a")
+
+
+def test_ovsdb_of_the_snic_is_reached_over_ssl_with_the_hosts_certificate_only(remote, tmp_path):
+    bridge = remote.switch("snic0")["bridge"]
+    assert remote.switch("snic0")["ovsdb"].startswith("ssl:")
+    assert bridge in remote.vsctl("snic0", "list-br").split()
+    foreign = pki.create(tmp_path / "foreign", ["snic0"], (AGENT_NAME,))
+    refused = subprocess.run(["ovs-vsctl", f"--db={remote.switch('snic0')['ovsdb']}", "--timeout=3",
+                              f"--private-key={foreign.private_key(AGENT_NAME)}",
+                              f"--certificate={foreign.certificate(AGENT_NAME)}",
+                              f"--ca-cert={remote.description['remote']['ca_cert']}", "list-br"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and bridge not in refused.stdout
+
+
+def test_nf_on_the_snic_is_started_and_controlled_through_the_daemon(remote):
+    client = remote.client("snic0")
+    started = client.call("start_nf", id="nf-b", binary="monitor", port="nfb", hold_packets=64)
+    assert started["ofport"] in [int(x) for x in remote.vsctl("snic0", "--columns=ofport", "find", "Interface",
+                                                                "name=nfb").split()[-1:]]
+    with NfControl("snic0/nf-b", sock=client.control("nf-b")) as nf:
+        assert nf.ping() and nf.stats()["nf"] == "monitor"
+        assert nf.stats()["buffer_state"] != "off"          # started as a migration target: it holds
+    assert client.call("alive", id="nf-b")["alive"]
+    assert remote.port_backlog("snic0", "nfb") == 0 and remote.port_up("snic0", "nfb")
+    with pytest.raises(RemoteError, match="already runs"):
+        client.call("start_nf", id="nf-b", binary="monitor", port="nfc")
+    with pytest.raises(RemoteError, match="binary must be"):
+        client.call("start_nf", id="nf-c", binary="../../bin/sh", port="nfc")
+    with pytest.raises(RemoteError, match="did not start"):
+        client.call("start_nf", id="nf-c", binary="l7fw", port="nfc", config="no such keyword\n")
+    assert "nfc" not in remote.vsctl("snic0", "list-ports", remote.switch("snic0")["bridge"]).split()
+    assert client.call("stop_nf", id="nf-b")["stopped"]
+    assert not client.call("alive", id="nf-b")["alive"]
+    assert "nfb" not in remote.vsctl("snic0", "list-ports", remote.switch("snic0")["bridge"]).split()
+    with pytest.raises(PlatformError, match="daemon starts the NFs"):
+        remote.spawn("snic0", ["true"])
+    assert remote.cpu_seconds()["snic0"] > 0
+
+
+def test_the_management_link_carries_no_plaintext_control_or_state(remote, tmp_path):
+    marker = "uno-plaintext-marker-7f3a9c"
+    capture = tmp_path / "mgmt.pcap"
+    link = remote.remote("snic0")["host_ifname"]
+    tcpdump = subprocess.Popen(["tcpdump", "-i", link, "-U", "-s", "0", "-w", str(capture), "tcp"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)   # tcpdump is listening once it has opened the interface
+        client = remote.client("snic0")
+        client.call("start_nf", id="nf-d", binary="l7fw", port="nfd", config=f"# {marker}\n")
+        with NfControl("snic0/nf-d", sock=client.control("nf-d")) as nf:
+            state = nf.state_get()
+            nf.state_put(state, replace=True)
+        client.call("stop_nf", id="nf-d")
+        # The capture would show plaintext: the same marker sent in the clear to the daemon's port.
+        with socket.create_connection(daemon_address(remote), timeout=5) as raw:
+            raw.sendall(f"control {marker}-clear\n".encode())
+        time.sleep(1.0)
+    finally:
+        tcpdump.terminate()
+        tcpdump.wait(timeout=10)
+    data = capture.read_bytes()
+    assert f"{marker}-clear".encode() in data, "the capture does not see the link's payload"
+    assert data.count(marker.encode()) == 1, "the NF config crossed the management link in plaintext"
+    assert b"state" not in data.replace(f"{marker}-clear".encode(), b"")
+
+
+def test_remote_profile_refuses_what_it_cannot_do(testbed_factory, tmp_path):
+    with pytest.raises(uno_platform.SpecError, match="ssl"):
+        testbed_factory("remote", controller="tcp:127.0.0.1:6653", state_dir=str(tmp_path))
+    with pytest.raises(uno_platform.SpecError, match="mgmt-subnet"):
+        testbed_factory("remote", mgmt_subnet="192.168.101.0/31", state_dir=str(tmp_path))
+
+
+def test_two_remote_testbeds_cannot_share_a_management_subnet(remote, testbed_factory, tmp_path):
+    with pytest.raises(uno_platform.SpecError, match="already on an interface"):
+        testbed_factory("remote", mgmt_subnet=MGMT_SUBNET, state_dir=str(tmp_path / "other"))
+    assert remote.status()["healthy"]
