@@ -231,8 +231,11 @@ class FakeLauncher:
             self.traffic.read((side, port))
         return backlog
 
+    def nf_control(self, control: str) -> FakeNf:
+        return self.controls[control]
+
     def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
-              netns: str | None = None) -> bool:
+              netns: str | None = None, *, side: str | None = None) -> bool:
         nf = self.controls.get(f"fake:{instance_id}")
         return nf is not None and nf.alive
 

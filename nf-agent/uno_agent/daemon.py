@@ -32,9 +32,10 @@ from uno_agent.monitor import Monitor, TrafficMatrix
 from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Placer
 from uno_agent.port_names import free_nf_port
+from uno_agent.remote_launcher import RemoteLauncher
 from uno_agent.service import AgentService
 from uno_agent.unoctl import OneLineParser
-from uno_nfs import NfControl
+from uno_platform.remote import RemotePlatform
 
 log = logging.getLogger("uno.agent")
 
@@ -74,6 +75,8 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
     launcher: Launcher
     if cfg.launcher == "libvirt":
         launcher = LibvirtLauncher(platform, cfg.nf_bin_dir, cfg.run_dir, cfg.libvirt_uri)
+    elif platform.profile == RemotePlatform.profile:
+        launcher = RemoteLauncher(platform, cfg.nf_bin_dir, cfg.run_dir)
     else:
         launcher = ProcessLauncher(platform, cfg.nf_bin_dir, cfg.run_dir)
     portmap = PortMapper(cfg.oneswitch_url, cfg.oneswitch_token)
@@ -92,7 +95,7 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
     if cfg.migration_faults:  # tests only: failures injected into the migrator's view of the parts
         faults = FaultInjector(cfg.migration_faults)
         service.migrator = Migrator(MigrationRecord(inventory), faults.launcher(launcher), faults.portmap(portmap),
-                                    free_port=free_port, nf_control=faults.nf_control(NfControl),
+                                    free_port=free_port, nf_control=faults.nf_control(launcher.nf_control),
                                     on_step=faults.on_step)
     else:
         service.migrator = Migrator(MigrationRecord(inventory), launcher, portmap, free_port=free_port)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from uno_agent.errors import AgentError, BadRequest, Conflict, Unavailable
+from uno_nfs import NfControl
 from uno_nfs.command import nf_command
 from uno_nfs.control import accepts
 from uno_platform import system
@@ -80,8 +81,12 @@ class Launcher(abc.ABC):
 
     @abc.abstractmethod
     def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
-              netns: str | None) -> bool:
-        """Whether the instance still runs."""
+              netns: str | None, *, side: str | None = None) -> bool:
+        """Whether the instance (on `side`) still runs."""
+
+    def nf_control(self, control: str) -> NfControl:
+        """A connection to an NF's control channel, `control` as `start_nf` returned it."""
+        return NfControl(control)
 
     def switch_backlog(self, side: str, port: str) -> int:
         """Bytes the instance on `port` sent that `side`'s switch has not read (so not forwarded) yet."""
@@ -199,7 +204,7 @@ class ProcessLauncher(Launcher):
             self.remove_port(side, port)
 
     def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
-              netns: str | None) -> bool:
+              netns: str | None, *, side: str | None = None) -> bool:
         if kind == "vm":
             return netns is not None and netns in system.netns_list()
         return pid is not None and system.is_alive(pid, pid_start)
@@ -214,10 +219,10 @@ def _wait(done: Callable[[], bool], failed: Callable[[], bool], reason: Callable
         time.sleep(0.01)
 
 
-def platform_call(function, *args):
+def platform_call(function, *args, **kwargs):
     """Call the platform; its failures become 503s (the platform is a dependency)."""
     try:
-        return function(*args)
+        return function(*args, **kwargs)
     except PlatformError as exc:
         raise Unavailable(f"platform: {exc}") from None
 

@@ -94,7 +94,7 @@ class LibvirtLauncher(Launcher):
             self.remove_port(side, port)
 
     def alive(self, instance_id: str, kind: str, pid: int | None, pid_start: int | None,
-              netns: str | None) -> bool:
+              netns: str | None, *, side: str | None = None) -> bool:
         return pid is not None and system.is_alive(pid, pid_start)
 
 

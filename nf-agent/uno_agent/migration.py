@@ -183,13 +183,14 @@ class Migrator:
 
     def __init__(self, record: MigrationRecord, launcher: Launcher, portmap: PortMapper, *,
                  free_port: Callable[[], str], clock: Callable[[], float] = time.time,
-                 nf_control: Callable[[str], NfControl] = NfControl, on_step: Callable[[str], None] | None = None):
+                 nf_control: Callable[[str], NfControl] | None = None, on_step: Callable[[str], None] | None = None):
         self.record = record          # the migrating server's record: the only inventory writes a migration makes
         self.launcher = launcher
         self.portmap = portmap
         self.free_port = free_port
         self.clock = clock
-        self.nf_control = nf_control  # an NF's control channel, by socket path (a fake in unit tests)
+        # an NF's control channel, by what start_nf returned (a fake in unit tests)
+        self.nf_control = nf_control or launcher.nf_control
         self.on_step = on_step        # called as each step of a migration begins
         self.reports: collections.deque[MigrationReport] = collections.deque(maxlen=REPORTS_KEPT)
         # what each server's retired NF instances lost, by place: the live instance counts only its own life

@@ -27,7 +27,7 @@ from uno_agent.monitor import Edge, TrafficMatrix
 from uno_agent.oneswitch import PortMapper
 from uno_agent.placement import Decision, Placer, port_node
 from uno_agent.port_names import free_nf_port
-from uno_nfs import NfControl, NfControlError
+from uno_nfs import NfControlError
 from uno_platform.base import Platform
 from uno_platform.errors import PlatformError
 
@@ -286,7 +286,7 @@ class AgentService:
             live = server.control is not None and server.status in ("ACTIVE", "MIGRATING")
             if live:
                 try:
-                    with NfControl(server.control) as nf:
+                    with self.launcher.nf_control(server.control) as nf:
                         places.update(nf_loss_places(nf.stats()))
                 except (NfControlError, OSError) as exc:   # it may be restarting: say so, count the rest
                     log.warning("losses: %s does not answer: %s", server.name, exc)
@@ -361,7 +361,7 @@ class AgentService:
                         report["dead"].append(server.name)
                         continue
                 alive = self.launcher.alive(server.instance, server.kind, server.pid, server.pid_start,
-                                            server.netns)
+                                            server.netns, side=server.side)
                 if alive:
                     report["adopted"].append(server.name)
                 elif server.status != "ERROR":

@@ -123,6 +123,10 @@ class EmulatedPlatform(Platform):
     def datapath(self) -> str:
         return self.description["spec"].get("datapath", "veth")
 
+    def vsctl(self, switch_id: str, *args: str) -> str:
+        """ovs-vsctl against a switch's database."""
+        return self.ovs(switch_id).vsctl(*args)
+
     def side(self, switch_id: str) -> SwitchSide:
         sw = self.switch(switch_id)
         return SwitchSide(self.ovs(switch_id), sw["bridge"], sw["netns"], self.cgroup(switch_id), self.datapath)

@@ -98,7 +98,9 @@ class RemotePlatform(EmulatedPlatform):
             raise PlatformError(str(exc)) from None
 
     def vsctl(self, switch_id: str, *args: str) -> str:
-        """ovs-vsctl against a remote sNIC's ovsdb-server, over SSL with the host's certificate."""
+        """ovs-vsctl against a switch's database: a remote sNIC's over SSL, with the host's certificate."""
+        if not self._is_remote(switch_id):
+            return super().vsctl(switch_id, *args)
         creds = self.description["remote"]
         return system.run(["ovs-vsctl", f"--db={self.switch(switch_id)['ovsdb']}", "--timeout=10",
                            f"--private-key={creds['private_key']}", f"--certificate={creds['certificate']}",

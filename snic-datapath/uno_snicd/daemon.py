@@ -202,7 +202,7 @@ class SnicDaemon:
                 raise RequestError(f"{binary.name} did not start: {system.last_line(log_path)}")
             time.sleep(0.01)
         self.children[proc.pid] = proc
-        return {"pid": proc.pid, "pid_start": started, "port": created["name"]}
+        return {"pid": proc.pid, "pid_start": started, "port": created["name"], "binary": binary.name}
 
 
 def _instance(request: dict) -> str:

@@ -9,14 +9,22 @@ import pytest
 
 from uno_harness.agent import Stack
 
+REMOTE_MGMT_SUBNET = "192.168.102.0/24"
+PROFILES = ("emulated", "remote")
+
 
 @pytest.fixture
 def uno_stack(testbed_factory, tmp_path):
     started: list[Stack] = []
 
-    def make(agent_config: dict | None = None, **platform_kwargs) -> Stack:
-        stack = Stack(tmp_path, lambda controller: testbed_factory(controller=controller, **platform_kwargs),
-                      agent_config)
+    def make(agent_config: dict | None = None, profile: str = "emulated", **platform_kwargs) -> Stack:
+        def platform(controller: str):
+            if profile == "remote":   # the sNIC's bridge reaches OneSwitch across the management link: SSL only
+                return testbed_factory("remote", controller=controller.replace("tcp:", "ssl:", 1),
+                                       mgmt_subnet=REMOTE_MGMT_SUBNET, **platform_kwargs)
+            return testbed_factory(profile, controller=controller, **platform_kwargs)
+
+        stack = Stack(tmp_path, platform, agent_config)
         started.append(stack)
         return stack
 

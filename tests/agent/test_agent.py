@@ -29,7 +29,13 @@ def nf_pids(stack, binary: str, server: dict | None = None) -> list[int]:
     """Pids of the NF processes of this stack (of one server, if given) running `binary`."""
     where = f"/agent/{server['id']}-" if server else f"{stack.platform.description['state_dir']}/"
     out = system.run(["pgrep", "-f", f"/nfs/build/bin/{binary} "], check=False)
-    return sorted(int(p) for p in out.split() if where in _cmdline(int(p)))
+    pids = [int(p) for p in out.split() if where in _cmdline(int(p))]
+    for sw in stack.platform.description["switches"]:
+        if "machine" in sw:   # a remote sNIC: only its daemon knows its NFs
+            nfs = stack.platform.call(sw["id"], "list")["nfs"]
+            pids += [nf["pid"] for i, nf in nfs.items()
+                     if nf["alive"] and nf["binary"] == binary and (not server or i.startswith(f"{server['id']}-"))]
+    return sorted(pids)
 
 
 def _cmdline(pid: int) -> str:

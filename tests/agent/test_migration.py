@@ -8,10 +8,10 @@ import pytest
 from test_agent import nf_pids, vm_netns
 from uno_oneswitch.client import http_json
 
+from conftest import PROFILES
 from uno_agent.migration_steps import FAULTS
 from uno_harness.processes import wait_for
 from uno_nfs import NfControl
-from uno_platform import system
 from uno_platform.traffic import NumberedUdp, ping
 
 pytestmark = pytest.mark.platform
@@ -54,8 +54,7 @@ def migrate_until_moved(stack, server: dict, to: str, rollbacks: list[dict]) -> 
 
 
 def nf_ports(stack, side: str) -> list[str]:
-    sw = stack.platform.switch(side)
-    ports = system.run(["ovs-vsctl", f"--db={sw['ovsdb']}", "list-ports", sw["bridge"]]).split()
+    ports = stack.platform.vsctl(side, "list-ports", stack.platform.switch(side)["bridge"]).split()
     return [p for p in ports if p.startswith(f"{stack.platform.prefix}n")]
 
 
@@ -73,8 +72,9 @@ def lost_where(stack, result: dict) -> str:
             f"missing {result['missing']}; losses {losses}; migrations (remap start, ms by step, rolled back) {held}")
 
 
-def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack):
-    stack = uno_stack(snic_cores=1.0, pcie_gbps=1.0, vms=0, wire_ports=1)
+@pytest.mark.parametrize("profile", PROFILES)
+def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack, profile):
+    stack = uno_stack(profile=profile, snic_cores=1.0, pcie_gbps=1.0, vms=0, wire_ports=1)
     vm, mon, source, sink_ip = monitor_chain(stack)
     sides, rollbacks = [], []
     with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=FLOWS, pps=PPS,
@@ -98,7 +98,7 @@ def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack
 
     # The monitor that now runs carries the state of every packet: its per-flow counters equal what
     # was sent on each flow, across 20 moves.
-    with NfControl(stack.control_socket(mon["id"])) as ctl:
+    with stack.nf_control(mon["id"]) as ctl:
         counted = {f["sport"]: f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999})}
     assert counted == {SPORT + int(flow): sent for flow, sent in result["sent"].items()}
     # one monitor process; one NF port on each side: the monitor's, and on the host the spare it left there

@@ -17,6 +17,7 @@ from uno_oneswitch.client import http_json
 
 from uno_harness.oneswitch import JAR, start_oneswitch, wait_healthy
 from uno_harness.processes import Proc, free_port, wait_for
+from uno_nfs import NfControl
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 CONTROLLERS = REPO / "tests" / "controllers"
@@ -172,6 +173,15 @@ class Stack:
 
     def control_socket(self, server_id: str) -> str:
         return f"{self.platform.description['state_dir']}/agent/{server_id}.sock"
+
+    def nf_control(self, server_id: str) -> NfControl:
+        """The control channel of the NF that serves `server_id` now: its socket, or on a remote sNIC the
+        daemon's channel to it (what the agent published is then `snicd:<sNIC>/<instance>`)."""
+        published = os.readlink(self.control_socket(server_id))
+        if not published.startswith("snicd:"):
+            return NfControl(published)
+        side, instance = published.removeprefix("snicd:").split("/", 1)
+        return NfControl(published, sock=self.platform.client(side).control(instance))
 
     def stop(self) -> None:
         if self.agent is not None and self.agent.alive():
