@@ -10,7 +10,6 @@ import pytest
 from uno_harness.agent import Stack
 
 REMOTE_MGMT_SUBNET = "192.168.102.0/24"
-PROFILES = ("emulated", "remote")
 
 
 @pytest.fixture

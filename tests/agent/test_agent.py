@@ -14,6 +14,7 @@ import pytest
 
 from uno_agent.launcher import vm_netns as launcher_vm_netns
 from uno_agent.migration import kill_and_wait
+from uno_harness.agent import PROFILES
 from uno_harness.processes import wait_for
 from uno_platform import system
 from uno_platform.traffic import NumberedUdp, ping
@@ -105,8 +106,9 @@ def test_traffic_matrix_follows_the_traffic_and_replacement_needs_the_threshold(
     assert moved["detail"]["host_cpu_saving"] > 0.08
 
 
-def test_agent_restart_keeps_inventory_and_launches_nothing_twice(uno_stack):
-    stack = uno_stack(**PLATFORM)
+@pytest.mark.parametrize("profile", PROFILES)
+def test_agent_restart_keeps_inventory_and_launches_nothing_twice(uno_stack, profile):
+    stack = uno_stack(profile=profile, **PLATFORM)
     vms, nfs = build_chain(stack)
     before = stack.api("GET", "/v2.1/servers/detail")["servers"]
     pids = {b: nf_pids(stack, b) for b in ("monitor", "l2fw")}

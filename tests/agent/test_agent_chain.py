@@ -7,16 +7,17 @@ import re
 import pytest
 from test_agent import PLATFORM, build_chain, chain_of, nf_pids, same_netns, vm_netns
 
+from uno_harness.agent import PROFILES
 from uno_harness.processes import wait_for
-from uno_nfs import NfControl
 from uno_platform import system
 from uno_platform.traffic import ping, tcp_echo
 
 pytestmark = pytest.mark.platform
 
 
-def test_vms_and_a_chain_of_nfs_are_placed_launched_and_carry_traffic(uno_stack):
-    stack = uno_stack(**PLATFORM)
+@pytest.mark.parametrize("profile", PROFILES)
+def test_vms_and_a_chain_of_nfs_are_placed_launched_and_carry_traffic(uno_stack, profile):
+    stack = uno_stack(profile=profile, **PLATFORM)
     vms, nfs = build_chain(stack)
 
     # Each NF landed where the solver put it: the first monitor fills the sNIC, the second goes to
@@ -25,7 +26,7 @@ def test_vms_and_a_chain_of_nfs_are_placed_launched_and_carry_traffic(uno_stack)
     assert all(vm["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "host" for vm in vms)
     # ... and really runs there: its process is in that switch's namespace.
     for nf in nfs:
-        with NfControl(stack.control_socket(nf["id"])) as ctl:
+        with stack.nf_control(nf["id"]) as ctl:
             assert ctl.ping()
     for nf, binary in zip(nfs, ("monitor", "monitor", "l2fw"), strict=True):
         side = stack.platform.switch(nf["OS-EXT-SRV-ATTR:hypervisor_hostname"])
@@ -58,5 +59,5 @@ def test_vms_and_a_chain_of_nfs_are_placed_launched_and_carry_traffic(uno_stack)
     assert sent == received
     # every NF of the chain saw the traffic
     for nf in nfs:
-        with NfControl(stack.control_socket(nf["id"])) as ctl:
+        with stack.nf_control(nf["id"]) as ctl:
             assert ctl.stats()["processed"] > 100, nf["name"]

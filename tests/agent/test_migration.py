@@ -8,10 +8,9 @@ import pytest
 from test_agent import nf_pids, vm_netns
 from uno_oneswitch.client import http_json
 
-from conftest import PROFILES
 from uno_agent.migration_steps import FAULTS
+from uno_harness.agent import PROFILES
 from uno_harness.processes import wait_for
-from uno_nfs import NfControl
 from uno_platform.traffic import NumberedUdp, ping
 
 pytestmark = pytest.mark.platform
@@ -128,21 +127,23 @@ def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stac
     assert after["status"] == "ACTIVE" and after["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "snic0"
     assert after["ports"] == mon["ports"]
     assert len(nf_pids(stack, "monitor")) == 1
-    with NfControl(stack.control_socket(mon["id"])) as ctl:
+    with stack.nf_control(mon["id"]) as ctl:
         stats = ctl.stats()
         assert stats["buffer_state"] == "off"
         counted = sum(f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999}))
     assert counted == sum(run.result["sent"].values())
 
 
-@pytest.mark.parametrize("step, ends_on", [("start", "snic0"), ("drain", "host"), ("state", "host")])
-def test_an_agent_crash_during_a_migration_is_undone_or_finished_on_restart_losing_nothing(uno_stack, step, ends_on):
+@pytest.mark.parametrize("step, ends_on, profile", [("start", "snic0", "emulated"), ("drain", "host", "emulated"),
+                                                     ("state", "host", "emulated"), ("state", "host", "remote")])
+def test_an_agent_crash_during_a_migration_is_undone_or_finished_on_restart_losing_nothing(uno_stack, step, ends_on,
+                                                                                          profile):
     # Killed before the remap, the restarted agent undoes the migration; killed after it (the new
     # NF holding everything sent meanwhile), it finishes it, state included. Killed at the state
     # step, the old NF already holds: the journal says remap, and redoing drain, quiesce and state
     # from there must neither lose nor repeat a packet.
-    stack = uno_stack(agent_config={"migration_faults": [f"{step}=crash-agent"]}, snic_cores=1.0, pcie_gbps=1.0,
-                      vms=0, wire_ports=1)
+    stack = uno_stack(agent_config={"migration_faults": [f"{step}=crash-agent"]}, profile=profile, snic_cores=1.0,
+                      pcie_gbps=1.0, vms=0, wire_ports=1)
     vm, mon, source, sink_ip = monitor_chain(stack)
     with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=100, pps=2000,
                      seconds=4, sport=SPORT, idle=10) as run:
@@ -159,6 +160,6 @@ def test_an_agent_crash_during_a_migration_is_undone_or_finished_on_restart_losi
     assert after["status"] == "ACTIVE" and after["OS-EXT-SRV-ATTR:hypervisor_hostname"] == ends_on
     assert after["ports"] == mon["ports"]
     assert len(nf_pids(stack, "monitor")) == 1
-    with NfControl(stack.control_socket(mon["id"])) as ctl:
+    with stack.nf_control(mon["id"]) as ctl:
         counted = sum(f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999}))
     assert counted == sum(run.result["sent"].values())

@@ -39,6 +39,8 @@ def start_osken(port: int, app: str, log: pathlib.Path, env: dict | None = None)
     wait_for(lambda: _alive_or_raise(proc) and listening(port), 30, "os-ken to listen")
     return proc
 
+PROFILES = ("emulated", "remote")     # the platform profiles the agent's end-to-end tests run on
+
 
 @dataclasses.dataclass(frozen=True)
 class OneSwitchPorts:
