@@ -60,5 +60,6 @@ def test_controller_target_is_parsed():
 def test_spec_json_has_what_the_description_needs():
     data = TestbedSpec(controller="tcp:127.0.0.1:6643").to_json()
     assert data == {"pcie_gbps": 10.0, "snic_cores": 2.0, "snics": 1, "wire_ports": 1, "vms": 1,
-                    "controller": "tcp:127.0.0.1:6643", "pcie_mtu": 1600, "datapath": "veth"}
+                    "controller": "tcp:127.0.0.1:6643", "pcie_mtu": 1600, "datapath": "veth",
+                    "mgmt_subnet": "192.168.100.0/24"}
     json.dumps(data)

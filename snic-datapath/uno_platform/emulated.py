@@ -484,9 +484,9 @@ def _undo_process(entry: dict) -> None:
 
 
 def _undo_link(entry: dict) -> None:
-    netns = entry["netns"]
-    if netns in system.netns_list() and system.link_exists(entry["name"], netns):
-        system.run(["ip", "-n", netns, "link", "del", entry["name"]])
+    netns = entry["netns"]   # None: the root namespace
+    if (netns is None or netns in system.netns_list()) and system.link_exists(entry["name"], netns):
+        system.run(["ip", *(["-n", netns] if netns else []), "link", "del", entry["name"]])
 
 
 def _undo_netns(entry: dict) -> None:
@@ -534,6 +534,8 @@ def _sweep_entries(prefix: str, state: pathlib.Path) -> list[dict]:
             entries.append({"kind": "cgroup", "cpu": str(cgroup.cpu), "cpuacct": str(cgroup.cpuacct)})
     pattern = names.netns_pattern()
     entries += [{"kind": "netns", "name": ns} for ns in system.netns_list() if pattern.match(ns)]
+    entries += [{"kind": "link", "name": link, "netns": None} for link in system.links()
+                if names.mgmt_port_pattern().match(link)]
     entries += [{"kind": "process", "pid": pid, "start": system.start_time(pid), "group": False}
                 for pid in _pids_mentioning(f"{state}/")]
     return entries

@@ -175,5 +175,9 @@ class Names:
         """Matches exactly the namespaces a testbed of this prefix may have created."""
         return re.compile("^" + re.escape(self.prefix) + r"(host|ext|snic\d*|vm\d+)$")
 
+    def mgmt_port_pattern(self) -> re.Pattern[str]:
+        """Matches the host ends of the management links (the remote profile)."""
+        return re.compile("^" + re.escape(self.prefix) + r"m\d+$")
+
     def cgroup_pattern(self) -> re.Pattern[str]:
         return re.compile("^" + re.escape(self.prefix) + r"(host|snic\d+)$")

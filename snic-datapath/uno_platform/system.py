@@ -47,6 +47,12 @@ def netns_pids(netns: str) -> list[int]:
     return [int(p) for p in out.split()]
 
 
+def links(netns: str | None = None) -> list[str]:
+    """The names of the links in `netns` (None: this process's namespace), a veth's without its "@peer"."""
+    out = run(["ip", *(["-n", netns] if netns else []), "-o", "link", "show"])
+    return [line.split(":")[1].strip().split("@")[0] for line in out.splitlines() if line.strip()]
+
+
 def link_exists(name: str, netns: str | None = None) -> bool:
     argv = ["ip"] + (["-n", netns] if netns else []) + ["link", "show", "dev", name]
     return subprocess.run(argv, capture_output=True).returncode == 0
