@@ -21,9 +21,10 @@ from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Instance, LaunchError
 from uno_agent.migration import Migrator
 from uno_agent.migration_record import MigrationRecord
-from uno_nfs import NfControlError
+from uno_nfs import ChannelBroken, NfControlError
 
 STATE_MAGIC = b"FNF1"
+TAKE_PACKETS = 1024             # a take returns this many held packets at most, as a real one returns ~64 KiB
 
 
 class Traffic:
@@ -92,9 +93,14 @@ class FakeNf:
         self.refuse_state = False
         self.last_nf_seconds = 0.0
         self.last_held = 0
+        self.last_remaining = 0
+        self.broken = False             # the channel to it broke (its sNIC daemon died): calls fail until reconnect
+        self.refused = 0                # reconnects refused before one succeeds (the daemon restarting)
 
     # the packet path
     def _serve(self) -> None:
+        if self.broken:
+            raise ChannelBroken("ECONNRESET", "connection closed", retry_safe=True)
         if not self.alive:
             raise NfControlError("GONE", "the NF does not answer")
         self.traffic.tick()
@@ -126,10 +132,18 @@ class FakeNf:
         self.buffering = True
         return 0
 
-    def buffer_take_all(self) -> list[int]:
+    def buffer_take(self) -> list[int]:
+        """Up to TAKE_PACKETS held packets, the number left in last_remaining."""
         self._serve()
-        taken, self.held = self.held, []
+        taken, self.held = self.held[:TAKE_PACKETS], self.held[TAKE_PACKETS:]
+        self.last_remaining = len(self.held)
         return taken
+
+    def reconnect(self) -> None:
+        if self.refused:
+            self.refused -= 1
+            raise ChannelBroken("ECONNREFUSED", "the daemon is restarting", retry_safe=True)
+        self.broken = False
 
     def inject(self, packets: list[int]) -> int:
         """Packets handed over go ahead of what this NF holds (they were sent earlier)."""

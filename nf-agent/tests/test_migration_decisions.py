@@ -170,3 +170,39 @@ def test_a_hold_past_half_full_rolls_the_migration_back(world):
     world.traffic.per_request = 3
     world.assert_lossless_and_running("host")
 
+
+
+@pytest.mark.parametrize("which", ["old", "new"])
+@pytest.mark.parametrize("step", ["drain", "quiesce", "state"])
+def test_an_nf_channel_that_breaks_rolls_back_and_the_rollback_waits_for_it(world, which, step):
+    """The channel to one NF breaks after the switch-over (its sNIC's daemon dies) and comes back after a few
+    refused reconnects (the daemon restarts): the migration rolls back, and the rollback takes back what each NF
+    holds through the channel made again, so nothing is lost."""
+    migrator = world.migrator()
+    migrator.migrate(world.server, MONITOR, "snic0")       # the old NF is now on the sNIC, holding nothing
+
+    def break_channel(at):
+        if at == step:
+            server = world.server
+            control = server.control if which == "old" else server.migration["new_control"]
+            nf = world.launcher.controls[control]
+            nf.broken, nf.refused = True, 3
+
+    fails_at = step if which == "old" else "state"         # the first step with a request to the new NF
+    with pytest.raises(MigrationError, match=f"failed at step '{fails_at}'.*connection closed"):
+        world.migrator(on_step=break_channel).migrate(world.server, MONITOR, "host")
+    world.assert_lossless_and_running("snic0")
+
+
+def test_a_channel_that_stays_broken_fails_the_rollback_in_bounded_time(world, monkeypatch):
+    """Past the rollback's patience the NF is left where it was, with the fault, and the failure is reported."""
+    monkeypatch.setattr("uno_agent.migration.ROLLBACK_PATIENCE_S", 0.3)
+
+    def break_new(at):
+        if at == "state":
+            nf = world.launcher.controls[world.server.migration["new_control"]]
+            nf.broken, nf.refused = True, 1000
+
+    with pytest.raises(MigrationError, match="failed at step 'state'"):
+        world.migrator(on_step=break_new).migrate(world.server, MONITOR, "snic0")
+    assert world.server.status == "ACTIVE" and world.server.side == "host" and world.server.fault

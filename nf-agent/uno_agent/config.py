@@ -11,7 +11,7 @@ import dataclasses
 import json
 import pathlib
 
-from uno_agent.migration_steps import CRASH_FAULTS, FAULTS
+from uno_agent.migration_steps import CRASH_FAULTS, FAULTS, REMOTE_FAULTS
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,8 @@ DEFAULTS: dict = {
     "launcher": "process",
     "libvirt_uri": "lxc:///system",  # with launcher "libvirt"
     # Real failures injected into migrations, to test the rollback; never in production.
-    # Entries "step=action" from uno_agent.migration_steps.FAULTS or CRASH_FAULTS, e.g. ["state=corrupt-state"].
+    # Entries "step=action" from uno_agent.migration_steps.FAULTS, CRASH_FAULTS or REMOTE_FAULTS (the remote
+    # profile's), e.g. ["state=corrupt-state"].
     "migration_faults": [],
     "monitor": {
         "enabled": True,
@@ -106,8 +107,9 @@ def _typed(raw: dict, path: str, kind: type, *, optional: bool = False):
 def _faults(entries: list) -> dict[str, str]:
     faults = {}
     for entry in entries:
-        if not isinstance(entry, str) or entry not in FAULTS + CRASH_FAULTS:
-            raise ConfigError(f"migration_faults: {entry!r} is not one of {', '.join(FAULTS + CRASH_FAULTS)}")
+        if not isinstance(entry, str) or entry not in FAULTS + CRASH_FAULTS + REMOTE_FAULTS:
+            raise ConfigError(f"migration_faults: {entry!r} is not one of "
+                              f"{', '.join(FAULTS + CRASH_FAULTS + REMOTE_FAULTS)}")
         step, action = entry.split("=")
         faults[step] = action
     return faults

@@ -93,7 +93,7 @@ def build(cfg: config.AgentConfig) -> tuple[AgentService, Monitor]:
         return free_nf_port(inventory, platform.prefix)
 
     if cfg.migration_faults:  # tests only: failures injected into the migrator's view of the parts
-        faults = FaultInjector(cfg.migration_faults)
+        faults = FaultInjector(cfg.migration_faults, platform)
         service.migrator = Migrator(MigrationRecord(inventory), faults.launcher(launcher), faults.portmap(portmap),
                                     free_port=free_port, nf_control=faults.nf_control(launcher.nf_control),
                                     on_step=faults.on_step)

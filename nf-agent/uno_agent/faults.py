@@ -9,6 +9,8 @@ failure happens in the step named:
   state=corrupt-state    the exported state is damaged, so the new NF refuses it
   state=slow-state       the state step starts 1.5 hold bounds late (a starved side)
   STEP=crash-agent       the agent itself is SIGKILLed as the step begins
+  state=kill-snic-daemon every remote sNIC's daemon is SIGKILLed as the step begins (its init restarts it)
+  state=cut-mgmt-link    every remote sNIC's management link goes down as the step begins, for MGMT_CUT_S
 
 Each fault fires once, in the step it names, and only in a migration the agent runs (never in the
 recovery after a restart). Never configured in production.
@@ -17,11 +19,15 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 
 from uno_agent.migration import HOLD_BOUND_S, kill_and_wait
-from uno_agent.migration_steps import CRASH_FAULTS, FAULTS
+from uno_agent.migration_steps import CRASH_FAULTS, FAULTS, REMOTE_FAULTS
+
+MGMT_CUT_S = 4.0      # how long cut-mgmt-link keeps the link down: longer than an NF request's timeout across it
+                      # (remote_launcher.REMOTE_CONTROL_TIMEOUT_S), so the request under way fails
 
 
 def corrupted(blob: bytes) -> bytes:
@@ -64,10 +70,16 @@ class FaultInjector:
     """Injects `faults` (step -> fault, as the configuration's `migration_faults`; each "step=fault" one of
     FAULTS and CRASH_FAULTS) into the migrations of a Migrator built with `on_step` and the parts this wraps."""
 
-    def __init__(self, faults: dict[str, str]):
-        unknown = {f"{step}={fault}" for step, fault in faults.items()} - set(FAULTS + CRASH_FAULTS)
-        if unknown:
-            raise ValueError(f"unknown migration faults {sorted(unknown)} (have: {', '.join(FAULTS + CRASH_FAULTS)})")
+    def __init__(self, faults: dict[str, str], platform=None):
+        """`platform`: the remote platform whose sNICs REMOTE_FAULTS act on."""
+        known = FAULTS + CRASH_FAULTS + REMOTE_FAULTS
+        given = {f"{step}={fault}" for step, fault in faults.items()}
+        if given - set(known):
+            raise ValueError(f"unknown migration faults {sorted(given - set(known))} (have: {', '.join(known)})")
+        self.snics = [sw["id"] for sw in platform.description["switches"] if "machine" in sw] if platform else []
+        if given & set(REMOTE_FAULTS) and not self.snics:
+            raise ValueError(f"migration faults {sorted(given & set(REMOTE_FAULTS))} need the remote platform profile")
+        self.platform = platform
         self.faults = dict(faults)
         self._armed: str | None = None
 
@@ -78,6 +90,13 @@ class FaultInjector:
             os.kill(os.getpid(), signal.SIGKILL)
         if fault == "slow-state":
             time.sleep(HOLD_BOUND_S * 1.5)
+        if fault == "kill-snic-daemon":
+            for sw in self.snics:
+                self.platform.kill_daemon(sw)
+        if fault == "cut-mgmt-link":
+            for sw in self.snics:
+                self.platform.set_mgmt_link(sw, False)
+                threading.Timer(MGMT_CUT_S, self.platform.set_mgmt_link, (sw, True)).start()
         self._armed = fault
 
     def fire(self, fault: str) -> bool:

@@ -51,7 +51,7 @@ from uno_agent.launcher import Launcher
 from uno_agent.migration_record import MigrationRecord
 from uno_agent.migration_steps import JOURNALLED, STEPS, Journal, recovery_steps
 from uno_agent.oneswitch import PortMapper
-from uno_nfs import NfControl, NfControlError
+from uno_nfs import ChannelBroken, NfControl, NfControlError
 from uno_platform import system
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,9 @@ HOLD_MAX_PACKETS = 1 << 20  # within these bounds; past half of it, the migratio
                             # running): a 4,096-packet floor rolled back migrations at 10,000 packets/s. The
                             # hold's memory is mapped lazily, so an unused floor costs nothing.
 RATE_SAMPLE_S = 0.02     # how long the old NF's receive rate is measured before a migration
+ROLLBACK_PATIENCE_S = 10.0  # how long a rollback waits for an NF's broken control channel to come back (an sNIC
+                            # daemon restarting, a management link down), while the new NF holds
+RECONNECT_POLL_S = 0.1
 FLUSH_POLL_S = 0.0005    # how often the old port's backlog at its switch is looked at while it empties (held
                          # packets wait meanwhile)
 
@@ -134,6 +137,34 @@ def check_hold(held: int, capacity: int, waited_s: float) -> None:
     if waited_s > HOLD_BOUND_S:
         raise HoldBoundExceeded(f"packets have waited {waited_s:.2f} s in the new NF's hold, past "
                                 f"{HOLD_BOUND_S:g} s")
+
+
+def _take_held(nf: NfControl, into: list) -> None:
+    """Append what `nf` holds to `into`, one take at a time (what was taken stays taken if a later one fails)."""
+    into.extend(nf.buffer_take())
+    while nf.last_remaining:
+        into.extend(nf.buffer_take())
+
+
+def _patiently(nf: NfControl, deadline: float, call: Callable[[], object]):
+    """call(), made again while `nf`'s control channel is broken and comes back before `deadline` (monotonic): a
+    restarting sNIC daemon, a management link down for a moment. A call whose lost reply makes repeating it
+    unsafe (packets taken or injected) is not made again: ChannelBroken."""
+    while True:
+        try:
+            return call()
+        except ChannelBroken as exc:
+            if not exc.retry_safe or time.monotonic() > deadline:
+                raise
+            log.warning("%s; trying again", exc)
+        while True:
+            time.sleep(RECONNECT_POLL_S)
+            try:
+                nf.reconnect()
+                break
+            except ChannelBroken:
+                if time.monotonic() > deadline:
+                    raise
 
 
 def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
@@ -332,7 +363,7 @@ class Migrator:
             if time.monotonic() > deadline:
                 raise Conflict(f"an NF still receives packets {DRAIN_TIMEOUT_S:g} s after the remap")
             if stats["buffered"]:
-                packets = nf.buffer_take_all()
+                packets = nf.buffer_take()     # one take at a time: each is delivered before the next may fail
                 deliver(packets)
                 handed += len(packets)
             else:
@@ -378,28 +409,31 @@ class Migrator:
         logged and the rest still runs.
         """
         journal = Journal.of(server.migration)
+        deadline = time.monotonic() + ROLLBACK_PATIENCE_S
+        stragglers: list = []
         try:
-            old.buffer_start()
-            stragglers = old.buffer_take_all()
+            _patiently(old, deadline, lambda: (old.buffer_start(), _take_held(old, stragglers)))
         except (NfControlError, OSError) as exc:
             log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
-            stragglers = []
         if journal.moved():
             self._remap_back(server)
-        held = []
+        held: list = []
         if new is not None:
             try:
-                self._drain(new, QUIET_S, held.extend)
+                _patiently(new, deadline, lambda: self._drain(new, QUIET_S, held.extend))
             except (AgentError, NfControlError, OSError) as exc:
                 log.error("rollback of %s: cannot take back what the new NF holds: %s", server.name, exc)
         try:
             if stragglers or held:
-                old.inject(stragglers + held)
-            old.buffer_release()
+                _patiently(old, deadline, lambda: old.inject(stragglers + held))
+            _patiently(old, deadline, old.buffer_release)
         except (NfControlError, OSError) as exc:
             log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
-        self.launcher.stop(journal.new_id, "nf", journal.target, journal.new_port, journal.new_pid,
-                           journal.new_pid_start, keep_port=server.spare == _reused(journal))
+        try:
+            self.launcher.stop(journal.new_id, "nf", journal.target, journal.new_port, journal.new_pid,
+                               journal.new_pid_start, keep_port=server.spare == _reused(journal))
+        except AgentError as exc:    # its side is unreachable: recovery or an operator stops it later
+            log.error("rollback of %s: cannot stop the new NF %s: %s", server.name, journal.new_id, exc)
         self.launcher.forget(journal.new_id)
         self.record.stayed(server.id, fault)
 

@@ -13,6 +13,8 @@ STEPS = ("start", "remap", "drain", "quiesce", "state", "release", "retire")
 # milliseconds). Nor is the release: only it ends the new NF's hold, so the new NF says whether it ran.
 JOURNALLED = ("start", "remap", "retire")
 FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port", "state=slow-state")
+# faults of a remote sNIC (the remote platform profile): its daemon crashes, its management link goes down
+REMOTE_FAULTS = ("state=kill-snic-daemon", "state=cut-mgmt-link")
 # the agent itself dies (SIGKILL) as a step begins: its restart must finish or undo the migration
 CRASH_FAULTS = tuple(f"{step}=crash-agent" for step in STEPS)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 
 from uno_agent.launcher import Instance, ProcessLauncher, platform_call
-from uno_nfs import NfControl, NfControlError
+from uno_nfs import NfControl
 from uno_platform.remote import RemotePlatform
-from uno_snicd.client import RemoteError
 
 log = logging.getLogger(__name__)
 
 CONTROL_SCHEME = "snicd:"
+REMOTE_CONTROL_TIMEOUT_S = 3.0   # an NF request across the management link: past it, the link or the daemon failed
+                                 # (a migration's held packets wait meanwhile, so it is short)
 
 
 class RemoteLauncher(ProcessLauncher):
@@ -54,7 +55,5 @@ class RemoteLauncher(ProcessLauncher):
         if not control.startswith(CONTROL_SCHEME):
             return super().nf_control(control)
         side, instance_id = control.removeprefix(CONTROL_SCHEME).split("/", 1)
-        try:
-            return NfControl(control, sock=self.platform.client(side).control(instance_id))
-        except RemoteError as exc:
-            raise NfControlError("ECONNREFUSED", str(exc)) from None
+        client = self.platform.client(side)
+        return NfControl(control, REMOTE_CONTROL_TIMEOUT_S, connect=lambda: client.control(instance_id))

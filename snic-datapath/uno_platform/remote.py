@@ -14,8 +14,10 @@ namespaces; once up, the host reaches a remote sNIC through those channels only.
 from __future__ import annotations
 
 import logging
+import os
 import pathlib
 import shutil
+import signal
 import ssl
 import subprocess
 import time
@@ -42,6 +44,7 @@ CONTROLLER_RELAY_PORT = 6653      # on the host's management address
 SNIC_OVS_RUNDIR = "/run/openvswitch"
 SNICD_RUN_DIR = "/run/uno-snicd"
 DAEMON_TIMEOUT = 10.0
+DAEMON_RESTART_S = 0.5            # systemd's RestartSec in deploy/
 
 
 def _address(cidr: str) -> str:
@@ -178,6 +181,21 @@ class RemotePlatform(EmulatedPlatform):
                 "ports": {p["name"]: p["ofport"] for p in sw["ports"]}}
 
 
+    # -- the emulation's controls: faults of a real board, for tests ----------------------------------
+
+    def kill_daemon(self, switch_id: str) -> int:
+        """SIGKILL `switch_id`'s daemon, as a crash on the board would (its init starts it again); its pid."""
+        pid = self.call(switch_id, "ping")["pid"]
+        os.kill(pid, signal.SIGKILL)
+        log.warning("killed the sNIC daemon of %s (pid %d)", switch_id, pid)
+        return pid
+
+    def set_mgmt_link(self, switch_id: str, up: bool) -> None:
+        """Plug or unplug `switch_id`'s management link (its host end: the sNIC's end loses its carrier)."""
+        system.run(["ip", "link", "set", self.remote(switch_id)["host_ifname"], "up" if up else "down"])
+        log.warning("the management link of %s is %s", switch_id, "up" if up else "down")
+
+
 class _RemoteBuilder(_Builder):
     """The emulated platform's steps, with each sNIC booted as a machine and reached over its links."""
 
@@ -201,6 +219,9 @@ class _RemoteBuilder(_Builder):
                 shutil.copy(source, disk / "etc/uno" / name)
             host_ip, snic_ip = self.mgmt[sw]
             netns = self.names.switch_netns(sw)
+            # Recorded with its host end: deleting that end is immediate, while the sNIC's end goes
+            # only when the kernel gets round to freeing the deleted namespace.
+            self.ledger.record("link", name=self.names.mgmt_host_port(i), netns=None)
             system.run(["ip", "link", "add", "name", self.names.mgmt_host_port(i), "type", "veth",
                         "peer", "name", MGMT_SNIC_PORT, "netns", netns])   # goes with the sNIC's namespace
             system.run(["ip", "addr", "add", host_ip, "dev", self.names.mgmt_host_port(i)])
@@ -234,7 +255,10 @@ class _RemoteBuilder(_Builder):
 
     def _start_daemon(self, sw: str) -> None:
         cgroup = self.cgroups[sw]
-        argv = [*machine.enter(self.holders[sw]), "env", f"PYTHONPATH={machine.LIB}", machine.PYTHON,
+        # The sNIC's init keeps the daemon running, as systemd's Restart=always does on a DPU (deploy/): a
+        # daemon that dies comes back and knows its NFs again from its run directory.
+        argv = [*machine.enter(self.holders[sw]), "sh", "-c", f'while :; do "$@"; sleep {DAEMON_RESTART_S}; done',
+                "uno-snicd", "env", f"PYTHONPATH={machine.LIB}", machine.PYTHON,
                 "-m", "uno_snicd", "--listen", f"{_address(self.mgmt[sw][1])}:{DAEMON_PORT}",
                 "--certificate", f"{machine.ETC}/{sw}-cert.pem", "--private-key", f"{machine.ETC}/{sw}-privkey.pem",
                 "--ca-cert", f"{machine.ETC}/controllerca.pem", "--client-name", AGENT_NAME,
@@ -245,7 +269,7 @@ class _RemoteBuilder(_Builder):
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
                                     preexec_fn=preexec_join(cgroup), start_new_session=True)
         self.ledger.record("process", name=f"{sw}/uno-snicd", pid=proc.pid, start=system.start_time(proc.pid),
-                           group=False)
+                           group=True)
         client = SnicClient((_address(self.mgmt[sw][1]), DAEMON_PORT),
                             wire.context(ssl.Purpose.SERVER_AUTH, str(self.pki.certificate(AGENT_NAME)),
                                          str(self.pki.private_key(AGENT_NAME)), str(self.pki.switch_ca)), sw)

@@ -5,6 +5,7 @@ import socket
 import ssl
 import threading
 
+from uno_nfs.control import peer_closed
 from uno_snicd import wire
 
 CONNECT_TIMEOUT = 5.0
@@ -13,6 +14,10 @@ REQUEST_TIMEOUT = 30.0       # starting an NF waits up to 10 s for it
 
 class RemoteError(Exception):
     """The daemon refused the request or could not carry it out (its reason), or could not be reached."""
+
+
+class ControlUnreachable(RemoteError, ConnectionError):
+    """An NF's control channel cannot be opened: the daemon is down or unreachable, or has no such NF."""
 
 
 class SnicClient:
@@ -43,6 +48,8 @@ class SnicClient:
     def call(self, op: str, **args) -> dict:
         """The daemon's reply to request `op`; RemoteError with its reason if it refused."""
         with self._lock:
+            if self._sock is not None and peer_closed(self._sock):
+                self.close()        # the daemon restarted since the last request: nothing was lost
             if self._sock is None:
                 self._sock = self.connect()
             try:
@@ -58,17 +65,20 @@ class SnicClient:
         return reply
 
     def control(self, instance_id: str) -> ssl.SSLSocket:
-        """A connection that now speaks NF `instance_id`'s control protocol (uno_nfs.NfControl)."""
-        sock = self.connect()
+        """A connection that now speaks NF `instance_id`'s control protocol (uno_nfs.NfControl's `connect`)."""
+        try:
+            sock = self.connect()
+        except RemoteError as exc:
+            raise ControlUnreachable(str(exc)) from None
         try:
             wire.send(sock, {"op": "control", "id": instance_id})
             reply = wire.recv(sock)
         except (OSError, wire.ChannelError) as exc:
             sock.close()
-            raise RemoteError(f"sNIC daemon: control {instance_id}: {exc}") from None
+            raise ControlUnreachable(f"sNIC daemon: control {instance_id}: {exc}") from None
         if reply is None or "error" in reply:
             sock.close()
-            raise RemoteError(f"sNIC daemon: control {instance_id}: {(reply or {}).get('error', 'closed')}")
+            raise ControlUnreachable(f"sNIC daemon: control {instance_id}: {(reply or {}).get('error', 'closed')}")
         return sock
 
     def close(self) -> None:

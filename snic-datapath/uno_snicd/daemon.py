@@ -84,7 +84,7 @@ class SnicDaemon:
     # -- requests --------------------------------------------------------------------------
 
     def op_ping(self, request: dict) -> dict:
-        return {"bridge": self.side.bridge}
+        return {"bridge": self.side.bridge, "pid": os.getpid()}
 
     def op_add_port(self, request: dict) -> dict:
         with self.lock:

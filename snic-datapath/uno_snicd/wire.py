@@ -28,6 +28,10 @@ def context(purpose: ssl.Purpose, certificate: str, private_key: str, ca_cert: s
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_REQUIRED
     ctx.load_cert_chain(certificate, private_key)
+    if purpose is ssl.Purpose.CLIENT_AUTH:
+        # No TLS 1.3 session tickets: nothing resumes sessions, and a ticket arriving on an idle connection
+        # would look like the daemon closing it (uno_nfs.control.peer_closed)
+        ctx.num_tickets = 0
     return ctx
 
 

@@ -8,7 +8,7 @@ import pytest
 from test_agent import nf_pids, vm_netns
 from uno_oneswitch.client import http_json
 
-from uno_agent.migration_steps import FAULTS
+from uno_agent.migration_steps import FAULTS, REMOTE_FAULTS
 from uno_harness.agent import PROFILES
 from uno_harness.processes import wait_for
 from uno_platform.traffic import NumberedUdp, ping
@@ -108,10 +108,13 @@ def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack
     assert len(nf_ports(stack, "host")) == 1 and not set(nf_ports(stack, "host")) & mapped
 
 
-@pytest.mark.parametrize("fault", FAULTS)
-def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stack, fault):
-    stack = uno_stack(agent_config={"migration_faults": [fault]}, snic_cores=1.0, pcie_gbps=1.0, vms=0,
-                      wire_ports=1)
+@pytest.mark.parametrize("fault, profile", [(fault, "emulated") for fault in FAULTS]
+                         + [(fault, "remote") for fault in REMOTE_FAULTS])
+def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stack, fault, profile):
+    # On the remote profile the monitor's sNIC daemon dies, or its management link goes down for longer than a
+    # request's timeout, as the state step begins: the old NF on the sNIC is out of reach, then back.
+    stack = uno_stack(agent_config={"migration_faults": [fault]}, profile=profile, snic_cores=1.0, pcie_gbps=1.0,
+                      vms=0, wire_ports=1)
     vm, mon, source, sink_ip = monitor_chain(stack)
     with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=100, pps=2000,
                      seconds=3, sport=SPORT) as run:

@@ -13,10 +13,11 @@ import time
 import pytest
 
 import uno_platform
-from uno_nfs import NfControl
+from uno_nfs import ChannelBroken, NfControl
 from uno_platform import pki
 from uno_platform.errors import PlatformError
 from uno_platform.remote import AGENT_NAME, OVSDB_PORT
+from uno_platform.system import wait_for
 from uno_snicd import wire
 from uno_snicd.client import RemoteError, SnicClient
 
@@ -134,7 +135,7 @@ def test_nf_on_the_snic_is_started_and_controlled_through_the_daemon(remote):
     started = client.call("start_nf", id="nf-b", binary="monitor", port="nfb", hold_packets=64)
     assert started["ofport"] in [int(x) for x in remote.vsctl("snic0", "--columns=ofport", "find", "Interface",
                                                                 "name=nfb").split()[-1:]]
-    with NfControl("snic0/nf-b", sock=client.control("nf-b")) as nf:
+    with NfControl("snic0/nf-b", connect=lambda: client.control("nf-b")) as nf:
         assert nf.ping() and nf.stats()["nf"] == "monitor"
         assert nf.stats()["buffer_state"] != "off"          # started as a migration target: it holds
     assert client.call("alive", id="nf-b")["alive"]
@@ -154,6 +155,37 @@ def test_nf_on_the_snic_is_started_and_controlled_through_the_daemon(remote):
     assert remote.cpu_seconds()["snic0"] > 0
 
 
+def test_a_restarted_daemon_knows_its_nfs_and_the_agents_channels_come_back(remote):
+    """The daemon dies (SIGKILL) with an NF running and a control channel open: the sNIC's init starts it
+    again, it lists the same NF, the channel fails once without sending, and made again it reaches the same NF."""
+    client = remote.client("snic0")
+    started = client.call("start_nf", id="nf-r", binary="monitor", port="nfr")
+    nf = NfControl("snic0/nf-r", connect=lambda: client.control("nf-r"))
+    try:
+        assert nf.ping()
+        before = client.call("ping")["pid"]
+        assert remote.kill_daemon("snic0") == before
+        with pytest.raises(ChannelBroken) as broken:
+            nf.stats()
+        assert broken.value.retry_safe
+        wait_for(lambda: _pid_or_none(client) not in (None, before), 15, "the daemon to come back")
+        listed = client.call("list")["nfs"]
+        assert listed["nf-r"]["pid"] == started["pid"] and listed["nf-r"]["alive"]
+        nf.reconnect()
+        assert nf.stats()["nf"] == "monitor"
+    finally:
+        nf.close()
+    assert client.call("stop_nf", id="nf-r")["stopped"]          # an NF the previous daemon started
+    assert not client.call("alive", id="nf-r")["alive"] and client.call("list")["nfs"] == {}
+
+
+def _pid_or_none(client: SnicClient) -> int | None:
+    try:
+        return client.call("ping")["pid"]
+    except RemoteError:
+        return None
+
+
 def test_the_management_link_carries_no_plaintext_control_or_state(remote, tmp_path):
     marker = "uno-plaintext-marker-7f3a9c"
     capture = tmp_path / "mgmt.pcap"
@@ -164,7 +196,7 @@ def test_the_management_link_carries_no_plaintext_control_or_state(remote, tmp_p
         time.sleep(1.0)   # tcpdump is listening once it has opened the interface
         client = remote.client("snic0")
         client.call("start_nf", id="nf-d", binary="l7fw", port="nfd", config=f"# {marker}\n")
-        with NfControl("snic0/nf-d", sock=client.control("nf-d")) as nf:
+        with NfControl("snic0/nf-d", connect=lambda: client.control("nf-d")) as nf:
             state = nf.state_get()
             nf.state_put(state, replace=True)
         client.call("stop_nf", id="nf-d")

@@ -6,11 +6,12 @@
 
 The protocol and the state format are documented in nfs/README.md.
 """
-from uno_nfs.control import NfControl, NfControlError, Packet, wait_ready
+from uno_nfs.control import ChannelBroken, NfControl, NfControlError, Packet, wait_ready
 from uno_nfs.paths import nf_binary
 from uno_nfs.state import Flow, FlowKey, State, StateError, decode_state
 
 __all__ = [
+    "ChannelBroken",
     "Flow",
     "FlowKey",
     "NfControl",

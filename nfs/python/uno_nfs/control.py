@@ -7,10 +7,11 @@ reply is "ok[ words]\\n" plus an optional body, or "error ERRNO message\\n".
 from __future__ import annotations
 
 import json
+import select
 import socket
 import struct
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 FlowSpec = Sequence  # (proto, src, sport, dst, dport)
@@ -25,6 +26,29 @@ class NfControlError(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class ChannelBroken(NfControlError):
+    """The connection to the NF failed: the NF is gone, or what carries the connection (an sNIC daemon, its
+    link) is. `retry_safe`: the request may be sent again, because it did not reach the NF or repeating it
+    changes nothing. A request that moves packets (take, inject, release) whose reply was lost is not: the
+    NF may have carried it out."""
+
+    def __init__(self, code: str, message: str, *, retry_safe: bool):
+        super().__init__(code, message)
+        self.retry_safe = retry_safe
+
+
+# requests that move packets: carried out twice, they would lose or repeat them
+_NOT_REPEATABLE = ("buffer take", "inject", "buffer release")
+
+
+def peer_closed(sock: socket.socket) -> bool:
+    """Whether the peer of an idle request/reply connection closed it (or sent what nobody asked for)."""
+    pending = getattr(sock, "pending", None)     # bytes a TLS socket decrypted already
+    if pending is not None and pending():
+        return True
+    return bool(select.select([sock], [], [], 0)[0])
 
 
 @dataclass(frozen=True)
@@ -84,27 +108,41 @@ class NfControl:
     kept open; use it as a context manager or call close().
     """
 
-    def __init__(self, path: str, timeout: float = 10.0, *, sock: socket.socket | None = None):
-        """With `sock`, speak over that connection instead (one the sNIC daemon carries to an NF on the
-        sNIC; `path` then only names it)."""
+    def __init__(self, path: str, timeout: float = 10.0, *, connect: Callable[[], socket.socket] | None = None):
+        """`connect` opens a new connection to the NF (through the sNIC daemon for an NF on a remote sNIC; `path`
+        then only names it); by default the NF's Unix socket at `path`. It raises OSError when it cannot."""
         self.path = str(path)
-        if sock is None:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(timeout)
-            try:
-                sock.connect(self.path)
-            except OSError as exc:
-                sock.close()
-                raise NfControlError("ECONNREFUSED", f"{self.path}: {exc}") from exc
-        else:
-            sock.settimeout(timeout)
-        self.sock = sock
+        self.timeout = timeout
+        self._connect = connect or self._connect_unix
+        self.sock: socket.socket | None = None
         self.last_remaining = 0
         self.last_nf_seconds = 0.0   # time the NF spent in the last state get/put
         self.last_held = 0           # packets the NF held at the last state put
+        self.reconnect()
+
+    def _connect_unix(self) -> socket.socket:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(self.path)
+        except OSError:
+            sock.close()
+            raise
+        return sock
+
+    def reconnect(self) -> None:
+        """Opens the connection again (after ChannelBroken: a restarted sNIC daemon, a link back up)."""
+        self.close()
+        try:
+            sock = self._connect()
+        except OSError as exc:
+            raise ChannelBroken("ECONNREFUSED", f"{self.path}: {exc}", retry_safe=True) from exc
+        sock.settimeout(self.timeout)
+        self.sock = sock
 
     def close(self) -> None:
-        self.sock.close()
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
 
     def __enter__(self) -> NfControl:
         return self
@@ -119,17 +157,30 @@ class NfControl:
         while got < n:
             k = self.sock.recv_into(view[got:], n - got)
             if not k:
-                raise NfControlError("ECONNRESET", "control socket closed")
+                raise ConnectionResetError("control socket closed")
             got += k
         return bytes(buf)
 
     def request(self, line: str, body: bytes = b"") -> tuple[list[str], bytes]:
         """Sends command `line` with `body`; returns the words after "ok"
-        and the reply body."""
+        and the reply body.  ChannelBroken if the connection failed (it is
+        not made again: see `reconnect`)."""
+        if self.sock is None or peer_closed(self.sock):
+            self.close()   # the NF, or the daemon carrying the connection, went away since the last reply
+            raise ChannelBroken("ECONNRESET", f"{self.path}: connection closed", retry_safe=True)
         msg = line.encode() + b"\n" + body
-        self.sock.sendall(struct.pack("!I", len(msg)) + msg)
-        (n,) = struct.unpack("!I", self._recv_exactly(4))
-        reply = self._recv_exactly(n)
+        try:
+            self.sock.sendall(struct.pack("!I", len(msg)) + msg)
+        except OSError as exc:     # a request cut short is not carried out
+            self.close()
+            raise ChannelBroken("ECONNRESET", f"{self.path}: {exc}", retry_safe=True) from exc
+        try:
+            (n,) = struct.unpack("!I", self._recv_exactly(4))
+            reply = self._recv_exactly(n)
+        except OSError as exc:     # timed out or closed: the NF may have carried out the request
+            self.close()
+            raise ChannelBroken("ECONNRESET", f"{self.path}: {line.split()[0]}: {exc}",
+                                retry_safe=not line.startswith(_NOT_REPEATABLE)) from exc
         status, _, rest = reply.partition(b"\n")
         words = status.decode(errors="replace").split(" ")
         if words[0] == "error":

@@ -183,7 +183,7 @@ class Stack:
         if not published.startswith("snicd:"):
             return NfControl(published)
         side, instance = published.removeprefix("snicd:").split("/", 1)
-        return NfControl(published, sock=self.platform.client(side).control(instance))
+        return NfControl(published, connect=lambda: self.platform.client(side).control(instance))
 
     def stop(self) -> None:
         if self.agent is not None and self.agent.alive():
