@@ -8,17 +8,21 @@ import sys
 
 import pytest
 
+from uno_harness.agent import PROFILES
 from uno_platform.testing import unique_prefix
 
 pytestmark = pytest.mark.platform
 
 
-def test_demo_runs_unattended_and_reports_lossless_migrations(tmp_path):
+@pytest.mark.parametrize("profile", PROFILES)
+def test_demo_runs_unattended_and_reports_lossless_migrations(tmp_path, profile):
     result = subprocess.run([sys.executable, "-m", "uno_harness.demo", "--short", "--prefix", unique_prefix(),
-                             "--report-dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+                             "--report-dir", str(tmp_path), "--profile", profile],
+                            capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     report = (tmp_path / "report.txt").read_text()
     assert (tmp_path / "timeline.png").stat().st_size > 10_000
+    assert re.search(rf"platform \S+ \({profile}\): host \+ sNIC", report), report
     for name in ("secgw", "l7fw", "monitor"):
         assert re.search(rf"created {name}\s.*runs on (host|snic0)", report), report
     assert re.search(r"migrations lost nothing: 0 lost by migrations, 0 duplicated, 0 reordered over [1-9]\d* "

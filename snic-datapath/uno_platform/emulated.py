@@ -195,7 +195,10 @@ class EmulatedPlatform(Platform):
         healthy = all(s["netns_present"] and all(s["daemons"].values()) for s in switches.values())
         return {"prefix": self.prefix, "profile": self.profile, "healthy": healthy,
                 "controller": self.description.get("controller"), "switches": switches,
-                "losses": drops.report(self.description) if losses and healthy else None}
+                "losses": self._loss_report() if losses and healthy else None}
+
+    def _loss_report(self) -> dict:
+        return drops.report(self.description)
 
     def _switch_status(self, sw: dict) -> dict:
         ovs = self.ovs(sw["id"])

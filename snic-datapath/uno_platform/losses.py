@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 from uno_platform import system
 
@@ -30,7 +31,7 @@ _SOCKET_DROPS = re.compile(r"skmem:\([^)]*,d(\d+)\)")
 _DROP_EVENTS = re.compile(r"^((?:datapath_drop|drop_action)_\w+)\s.*total: (\d+)$", re.MULTILINE)
 
 
-def qdisc_drops(netns: str, dev: str) -> int:
+def qdisc_drops(netns: str | None, dev: str) -> int:
     """Packets the device's root queueing discipline (the link's shaper) dropped."""
     out = system.run(["tc", "-s", "-j", "qdisc", "show", "dev", dev], netns=netns)
     return sum(int(q.get("drops", 0)) for q in json.loads(out or "[]") if q.get("root"))
@@ -72,7 +73,7 @@ def dpdk_port_drops(rows: list[tuple[str, int, dict[str, int]]]) -> dict[str, di
     return found
 
 
-def packet_socket_drops(netns: str) -> int:
+def packet_socket_drops(netns: str | None) -> int:
     """Packets the kernel dropped at the packet sockets in `netns` (the userspace datapath reads its ports through
     them: a full receive buffer drops there, before Open vSwitch sees the packet)."""
     out = system.run(["ss", "-0", "-a", "-m"], netns=netns)
@@ -93,7 +94,7 @@ def datapath_drops(appctl: str) -> dict[str, int]:
     return {name: int(n) for name, n in _DROP_EVENTS.findall(out)}
 
 
-def interface_drops(netns: str, skip: set[str]) -> dict[str, dict[str, int]]:
+def interface_drops(netns: str | None, skip: set[str]) -> dict[str, dict[str, int]]:
     """The receive/transmit drops and errors of each interface in `netns` but those in `skip`, where any."""
     found = {}
     for link in json.loads(system.run(["ip", "-s", "-j", "link", "show"], netns=netns) or "[]"):
@@ -129,32 +130,53 @@ def total(losses: dict) -> int:
     return sum(places(losses).values())
 
 
-def report(description: dict) -> dict:
-    """Every counted drop on the platform described by `description`, by place."""
+def switch_drops(*, netns: str | None, ovsdb: str, appctl: str, openflow: str, dpdk: bool) -> tuple[dict, set[str]]:
+    """One switch's entry of `report`'s "switches", and the names of its bridge ports; netns None: this one."""
+    rows = interfaces(ovsdb)
+    ports = {ofport: name for name, ofport, _stats in rows if isinstance(ofport, int) and ofport > 0}
+    entry = {"datapath_lost": datapath_lost(appctl), "packet_socket_drops": packet_socket_drops(netns),
+             "datapath_drops": datapath_drops(appctl), "ports": port_drops(openflow, ports)}
+    if dpdk:
+        entry["dpdk_ports"] = dpdk_port_drops(rows)
+    return entry, set(ports.values())
+
+
+def machine_drops(*, ovsdb: str, appctl: str, openflow: str, dpdk: bool, pcie_ports: list[str]) -> dict:
+    """What a remote sNIC counts on itself (its daemon answers with it): its switch's drops, its PCIe link ends'
+    shapers (sNIC to host), and the drops of its other interfaces."""
+    switch, bridged = switch_drops(netns=None, ovsdb=ovsdb, appctl=appctl, openflow=openflow, dpdk=dpdk)
+    return {"switch": switch, "pcie_shapers": {} if dpdk else {port: qdisc_drops(None, port) for port in pcie_ports},
+            "interfaces": interface_drops(None, bridged)}
+
+
+def report(description: dict, machine: Callable[[dict], dict] | None = None) -> dict:
+    """Every counted drop on the platform described by `description`, by place. A remote sNIC (a switch with a
+    "machine") counts its own: `machine(switch)` asks it for its `machine_drops`."""
     switches = {sw["id"]: sw for sw in description["switches"]}
     host = switches[next(s for s in switches if switches[s]["role"] == "host")]
+    remote = {sw["id"]: machine(sw) for sw in description["switches"] if "machine" in sw}
     out = {"pcie_shapers": {}, "switches": {}, "interfaces": {}}
     shaped = description["spec"].get("datapath", "veth") == "veth"
     for link in description["pcie_links"] if shaped else []:
         snic = switches[link["snic"]]
-        out["pcie_shapers"][link["snic"]] = {"host_to_snic": qdisc_drops(host["netns"], link["host_port"]),
-                                             "snic_to_host": qdisc_drops(snic["netns"], link["snic_port"])}
+        out["pcie_shapers"][link["snic"]] = {
+            "host_to_snic": qdisc_drops(host["netns"], link["host_port"]),
+            "snic_to_host": (remote[snic["id"]]["pcie_shapers"][link["snic_port"]] if snic["id"] in remote
+                             else qdisc_drops(snic["netns"], link["snic_port"]))}
     counted: dict[str, set[str]] = {}
     for sw in description["switches"]:
-        rows = interfaces(sw["ovsdb"])
-        ports = {ofport: name for name, ofport, _stats in rows if isinstance(ofport, int) and ofport > 0}
-        counted[sw["netns"]] = set(ports.values())
-        out["switches"][sw["id"]] = {
-            "datapath_lost": datapath_lost(sw["appctl"]),
-            "packet_socket_drops": packet_socket_drops(sw["netns"]),
-            "datapath_drops": datapath_drops(sw["appctl"]),
-            "ports": port_drops(sw["openflow"], ports),
-        }
-        if not shaped:
-            out["switches"][sw["id"]]["dpdk_ports"] = dpdk_port_drops(rows)
-    # bridge ports are counted above (Open vSwitch reads the same kernel counters)
+        if sw["id"] in remote:
+            out["switches"][sw["id"]] = remote[sw["id"]]["switch"]
+            if remote[sw["id"]]["interfaces"]:
+                out["interfaces"][sw["netns"]] = remote[sw["id"]]["interfaces"]
+            continue
+        out["switches"][sw["id"]], counted[sw["netns"]] = switch_drops(
+            netns=sw["netns"], ovsdb=sw["ovsdb"], appctl=sw["appctl"], openflow=sw["openflow"], dpdk=not shaped)
+    # bridge ports are counted above (Open vSwitch reads the same kernel counters); a remote sNIC's namespace
+    # is its own machine's, counted there
+    machines = {switches[sw]["netns"] for sw in remote}
     for netns in system.netns_list():
-        if netns.startswith(description["prefix"]):
+        if netns.startswith(description["prefix"]) and netns not in machines:
             found = interface_drops(netns, counted.get(netns, set()))
             if found:
                 out["interfaces"][netns] = found

@@ -23,6 +23,7 @@ import subprocess
 import time
 
 import uno_platform
+from uno_platform import losses as drops
 from uno_platform import machine, pki, system
 from uno_platform.cgroups import preexec_join
 from uno_platform.emulated import EmulatedPlatform, _Builder
@@ -155,10 +156,13 @@ class RemotePlatform(EmulatedPlatform):
                            else self.cgroup(sw["id"]).usage_seconds())
                 for sw in self.description["switches"]}
 
-    def status(self, losses: bool = False) -> dict:
-        if losses:
-            raise PlatformError("the loss report does not cover remote sNICs yet")
-        return super().status()
+    def _loss_report(self) -> dict:
+        return drops.report(self.description, self._machine_drops)
+
+    def _machine_drops(self, sw: dict) -> dict:
+        """What a remote sNIC counts on itself, from its daemon."""
+        ends = [link["snic_port"] for link in self.description["pcie_links"] if link["snic"] == sw["id"]]
+        return self.call(sw["id"], "losses", pcie_ports=ends)
 
     def _switch_status(self, sw: dict) -> dict:
         if "machine" not in sw:

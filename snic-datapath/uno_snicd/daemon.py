@@ -23,7 +23,7 @@ import time
 
 from uno_nfs.command import nf_command
 from uno_nfs.control import accepts
-from uno_platform import system
+from uno_platform import losses, system
 from uno_platform.errors import PlatformError
 from uno_platform.switch_side import SwitchSide
 from uno_snicd import wire
@@ -143,6 +143,17 @@ class SnicDaemon:
             self.table.put(instance_id, None)
         log.info("stopped NF %s", instance_id)
         return {"stopped": True}
+
+    def op_losses(self, request: dict) -> dict:
+        """Where this sNIC dropped packets (uno_platform.losses.machine_drops); `pcie_ports` names its ends of the
+        PCIe links, whose shapers count what they dropped toward the host."""
+        pcie_ports = request.get("pcie_ports")
+        if not isinstance(pcie_ports, list) or not all(isinstance(p, str) and _PORT.match(p) for p in pcie_ports):
+            raise RequestError("pcie_ports must be a list of port names")
+        ovs = self.side.ovs
+        return losses.machine_drops(ovsdb=ovs.db_socket, appctl=ovs.appctl_socket,
+                                    openflow=ovs.mgmt_socket(self.side.bridge), dpdk=self.side.datapath == "dpdk",
+                                    pcie_ports=pcie_ports)
 
     def op_alive(self, request: dict) -> dict:
         entry = self.table.nfs.get(_instance(request))

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from uno_harness.agent import Stack
-
-REMOTE_MGMT_SUBNET = "192.168.102.0/24"
+from uno_harness.agent import Stack, platform_args
 
 
 @pytest.fixture
@@ -18,10 +16,7 @@ def uno_stack(testbed_factory, tmp_path):
 
     def make(agent_config: dict | None = None, profile: str = "emulated", **platform_kwargs) -> Stack:
         def platform(controller: str):
-            if profile == "remote":   # the sNIC's bridge reaches OneSwitch across the management link: SSL only
-                return testbed_factory("remote", controller=controller.replace("tcp:", "ssl:", 1),
-                                       mgmt_subnet=REMOTE_MGMT_SUBNET, **platform_kwargs)
-            return testbed_factory(profile, controller=controller, **platform_kwargs)
+            return testbed_factory(profile, **platform_args(profile, controller), **platform_kwargs)
 
         stack = Stack(tmp_path, platform, agent_config)
         started.append(stack)

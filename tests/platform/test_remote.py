@@ -4,6 +4,7 @@ What runs on the sNIC is started in its namespaces the way a process on a real D
 host uses only the management link. A shortcut through this machine's shared files or sockets would fail these
 tests: the sNIC sees neither the checkout nor the host's state, and the host never touches the sNIC's files.
 """
+import ipaddress
 import pathlib
 import socket
 import ssl
@@ -184,6 +185,24 @@ def _pid_or_none(client: SnicClient) -> int | None:
         return client.call("ping")["pid"]
     except RemoteError:
         return None
+
+
+def test_the_loss_report_counts_the_snics_drops_through_its_daemon(remote):
+    """With no rules on the sNIC's bridge, what enters its wire port is dropped there: the report, which gets the
+    sNIC's counters from its daemon, puts those drops on the sNIC's datapath."""
+    def pipeline_drops() -> int:
+        report = remote.status(losses=True)["losses"]
+        assert set(report["pcie_shapers"]["snic0"]) == {"host_to_snic", "snic_to_host"}
+        return sum(report["switches"]["snic0"]["datapath_drops"].values())
+
+    before = pipeline_drops()
+    ext = remote.description["ext"]
+    broadcast = ipaddress.ip_interface(ext["interfaces"][0]["ip"]).network.broadcast_address
+    subprocess.run(["ip", "netns", "exec", ext["netns"], "python3", "-c",
+                    "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+                    "s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1); "
+                    f"[s.sendto(b'x', ('{broadcast}', 9)) for _ in range(5)]"], check=True, timeout=30)
+    wait_for(lambda: pipeline_drops() >= before + 5, 10, "the sNIC to count the drops")
 
 
 def test_the_management_link_carries_no_plaintext_control_or_state(remote, tmp_path):

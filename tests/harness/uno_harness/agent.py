@@ -40,6 +40,15 @@ def start_osken(port: int, app: str, log: pathlib.Path, env: dict | None = None)
     return proc
 
 PROFILES = ("emulated", "remote")     # the platform profiles the agent's end-to-end tests run on
+REMOTE_MGMT_SUBNET = "192.168.102.0/24"   # the remote sNICs' management links in tests (not BlueField's own)
+
+
+def platform_args(profile: str, controller: str) -> dict:
+    """What the stack's platform needs on `profile` for its bridges to reach OneSwitch at `controller` (tcp:): on
+    the remote profile, the sNIC's bridge reaches it across the management link, over SSL only."""
+    if profile == "remote":
+        return {"controller": controller.replace("tcp:", "ssl:", 1), "mgmt_subnet": REMOTE_MGMT_SUBNET}
+    return {"controller": controller}
 
 
 @dataclasses.dataclass(frozen=True)

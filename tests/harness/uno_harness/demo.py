@@ -32,7 +32,7 @@ import uno_platform
 from uno_agent.attribution import Attribution, Sampler, flatten
 from uno_agent.launcher import vm_netns
 from uno_agent.migration import nf_loss_places
-from uno_harness.agent import REPO, Stack
+from uno_harness.agent import PROFILES, REPO, Stack, platform_args
 from uno_harness.processes import Proc, wait_for
 from uno_nfs import NfControl
 from uno_platform import system
@@ -70,6 +70,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--report-dir", default=str(REPO / "demo-report"),
                         help="where the report goes (default demo-report/)")
     parser.add_argument("--short", action="store_true", help="shorter phases (CI)")
+    parser.add_argument("--profile", choices=PROFILES, default="emulated",
+                        help="platform profile: the sNIC in the host's namespaces, or a machine of its own reached "
+                             "over its management link (default emulated)")
     return parser.parse_args(argv)
 
 
@@ -198,14 +201,16 @@ class Demo:
     def up(self) -> None:
         def make_platform(controller: str):
             self.platform = uno_platform.up(TestbedSpec(prefix=self.args.prefix, snic_cores=0.5, pcie_gbps=1.0,
-                                                        vms=0, wire_ports=1, controller=controller))
+                                                        vms=0, wire_ports=1,
+                                                        **platform_args(self.args.profile, controller)),
+                                            self.args.profile)
             return self.platform
 
         self.stack = Stack(self.workdir, make_platform, {
             "flavors_file": str(DEMO_FLAVORS),
             "monitor": {"interval_s": 0.5, "replace_every": 2, "threshold_cores": 0.05, "dampening_s": 15}})
         desc = self.platform.description
-        self.say(f"platform {desc['prefix']}: host + sNIC (0.5 cores), PCIe 1 Gbit/s, wire port "
+        self.say(f"platform {desc['prefix']} ({desc['profile']}): host + sNIC (0.5 cores), PCIe 1 Gbit/s, wire port "
                  f"{desc['ext']['interfaces'][0]['port']}")
         self.say(f"OneSwitch up: the os-ken controller sees one OpenFlow 1.3 switch; uno-agent at "
                  f"{self.stack.agent_url}/")
