@@ -77,3 +77,33 @@ def test_up_refuses_bad_ports_in_one_line():
     result = unoctl("up", "--agent", "0")
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "a port is 1..65535" in result.stderr
+
+
+def test_up_on_the_remote_profile_runs_nfs_on_the_snic_machine_through_its_daemon():
+    """`unoctl up --profile remote`: the sNIC is a machine of its own; its bridge reaches OneSwitch over SSL across
+    the management link, and the agent starts NFs there through the sNIC's daemon."""
+    prefix = f"u{secrets.token_hex(2)}-"
+    ports = {flag: free_port() for flag in ("openflow", "southbound", "oneswitch-rest", "agent")}
+    argv = ["up", "--prefix", prefix, "--profile", "remote", "--mgmt-subnet", "192.168.104.0/24", "--vms", "0",
+            "--json", *(arg for flag, port in ports.items() for arg in (f"--{flag}", str(port)))]
+    try:
+        first = unoctl(*argv)
+        assert first.returncode == 0, first.stderr
+        daemons = json.loads(first.stdout)["daemons"]
+        platform = uno_platform.load(prefix, STATE_DIR)
+        assert platform.profile == "remote" and platform.description["ssl"]
+        token = {"X-Auth-Token": open(daemons["uno-agent"]["token_file"]).read().strip()}
+        status, body = http_json(daemons["uno-agent"]["url"] + "/v2.1/servers", "POST",
+                                 {"server": {"name": "mon", "flavorRef": "monitor"}}, headers=token)
+        assert status == 202 and body["server"]["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "snic0", body
+        listed = platform.client("snic0").call("list")["nfs"]
+        assert [nf["binary"] for nf in listed.values()] == ["monitor"] and all(nf["alive"] for nf in listed.values())
+        health = http_json(daemons["oneswitch"]["url"] + "/v1/health",
+                           headers={"X-Auth-Token": open(daemons["oneswitch"]["token_file"]).read().strip()})[1]
+        assert health["status"] == "ok" and all(s["connected"] for s in health["switches"]), health
+    finally:
+        down = unoctl("down", "--prefix", prefix)
+    assert down.returncode == 0, down.stderr
+    assert prefix not in uno_platform.list_prefixes(STATE_DIR)
+    assert not [link for link in system.links() if link.startswith(prefix)]
+    shutil.rmtree(f"{STATE_DIR}/{prefix}stack")

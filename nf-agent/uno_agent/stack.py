@@ -62,13 +62,15 @@ def stack_dir(prefix: str, state_dir: str) -> pathlib.Path:
     return pathlib.Path(state_dir) / f"{prefix}stack"
 
 
-def up(spec: uno_platform.TestbedSpec, endpoints: Endpoints, jar: pathlib.Path = ONESWITCH_JAR) -> dict:
+def up(spec: uno_platform.TestbedSpec, endpoints: Endpoints, profile: str = "emulated",
+       jar: pathlib.Path = ONESWITCH_JAR) -> dict:
     """Brings up what of the stack is not running; returns {"platform", "daemons": {name: {pid, log, url,
-    token_file}}}. StackError (with the part's log tail) when a part does not come up."""
+    token_file}}}. StackError (with the part's log tail) when a part does not come up. On the remote profile the
+    sNICs' bridges reach OneSwitch across their management links, so its southbound takes SSL only."""
     if not jar.exists():
         raise StackError(f"{jar} is missing: build it with `make oneswitch`")
-    south = f"tcp:127.0.0.1:{endpoints.southbound}"
-    platform = _platform(spec, south)
+    south = f"{'ssl' if profile == 'remote' else 'tcp'}:127.0.0.1:{endpoints.southbound}"
+    platform = _platform(spec, south, profile)
     directory = stack_dir(spec.prefix, spec.state_dir)
     directory.mkdir(parents=True, exist_ok=True)
     daemons = [_oneswitch(platform, directory, endpoints, jar), _agent(spec, directory, endpoints)]
@@ -98,7 +100,7 @@ def down(prefix: str, state_dir: str) -> list[str]:
     return problems
 
 
-def _platform(spec: uno_platform.TestbedSpec, south: str) -> uno_platform.Platform:
+def _platform(spec: uno_platform.TestbedSpec, south: str, profile: str) -> uno_platform.Platform:
     """The platform of `spec`, made with its bridges pointed at `south` unless it already runs (then it must
     point there)."""
     if spec.prefix in uno_platform.list_prefixes(spec.state_dir):
@@ -109,7 +111,7 @@ def _platform(spec: uno_platform.TestbedSpec, south: str) -> uno_platform.Platfo
                              f"take it down first (unoctl down --prefix {spec.prefix})")
         return platform
     try:
-        return uno_platform.up(dataclasses.replace(spec, controller=south))
+        return uno_platform.up(dataclasses.replace(spec, controller=south), profile)
     except uno_platform.PlatformError as exc:
         raise StackError(f"platform {spec.prefix}: {exc}") from None
 
@@ -118,10 +120,20 @@ def _oneswitch(platform, directory: pathlib.Path, endpoints: Endpoints, jar: pat
     token = _token(directory / "oneswitch.token")
     argv = ["java", "-jar", str(jar), "--platform", f"{platform.description['state_dir']}/platform.json",
             "--controller", endpoints.controller, "--listen", f"ptcp:{endpoints.openflow}:127.0.0.1",
-            "--southbound", f"ptcp:{endpoints.southbound}:127.0.0.1",
+            *southbound_args(platform.description, f"{endpoints.southbound}:127.0.0.1"),
             "--rest", f"127.0.0.1:{endpoints.oneswitch_rest}", "--rest-token-file", str(token),
             "--state-file", str(directory / "oneswitch-state.json")]
     return Daemon("oneswitch", argv, f"http://127.0.0.1:{endpoints.oneswitch_rest}", "/v1/health", token)
+
+
+def southbound_args(description: dict, listen: str) -> list[str]:
+    """OneSwitch's southbound flags for the platform of `description`, listening on `listen` (PORT[:IP]): with
+    the certificates the platform made when its bridges connect with SSL."""
+    ssl = description.get("ssl")
+    if not ssl:
+        return ["--southbound", f"ptcp:{listen}"]
+    return ["--southbound", f"pssl:{listen}", "--private-key", ssl["private_key"], "--certificate",
+            ssl["certificate"], "--ca-cert", ssl["ca_cert"]]
 
 
 def _agent(spec: uno_platform.TestbedSpec, directory: pathlib.Path, endpoints: Endpoints) -> Daemon:

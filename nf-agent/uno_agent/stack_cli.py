@@ -7,7 +7,7 @@ import sys
 
 import uno_platform
 from uno_agent.stack import Endpoints, StackError, down, stack_dir, up
-from uno_platform.cli import DEFAULTS, SPEC_FLAGS, spec_from_args
+from uno_platform.cli import DEFAULTS, SPEC_FLAGS, add_profile_flag, spec_from_args
 
 _ENDPOINTS = Endpoints()
 # the ports flags, by Endpoints field
@@ -36,6 +36,7 @@ def register(subparsers) -> None:
     for field, text in _PORT_FLAGS.items():
         start.add_argument(f"--{field.replace('_', '-')}", dest=field, type=_port, default=getattr(_ENDPOINTS, field),
                            help=f"TCP port of {text} (default {getattr(_ENDPOINTS, field)})")
+    add_profile_flag(start)
     start.add_argument("--json", action="store_true", help="print what runs where as JSON")
     start.set_defaults(func=_up, controller=None)
 
@@ -66,7 +67,7 @@ def _up(args: argparse.Namespace) -> int:
     endpoints = Endpoints(controller=args.sdn_controller, **{field: getattr(args, field) for field in _PORT_FLAGS})
     try:
         spec = spec_from_args(args)
-        running = up(spec, endpoints)
+        running = up(spec, endpoints, args.profile)
     except (StackError, uno_platform.SpecError) as exc:
         raise SystemExit(f"unoctl up: {exc}") from None
     if args.json:

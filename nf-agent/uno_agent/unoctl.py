@@ -16,6 +16,7 @@ import sys
 COMPONENT_CLIS = (
     "uno_agent.stack_cli",
     "uno_platform.cli",
+    "uno_platform.pki_cli",
     "uno_oneswitch.cli",
     "uno_solver.cli",
     "uno_agent.cli",

@@ -22,6 +22,8 @@ SPEC_FLAGS = {
     "pcie-mtu": ("pcie_mtu", int, "MTU of the PCIe link (room for flow-id tags)"),
     "datapath": ("datapath", str, "veth (kernel interfaces, AF_PACKET) or dpdk (OVS-DPDK, a vhost-user PCIe "
                  "link and NF ports, hugepages reserved by up and released by down)"),
+    "mgmt-subnet": ("mgmt_subnet", str, "the remote profile's management links, a /30 of it per sNIC (BlueField's "
+                    "tmfifo: host .1, sNIC .2)"),
 }
 DEFAULTS = TestbedSpec()
 
@@ -40,6 +42,7 @@ def register(subparsers) -> None:
     for flag, (field, kind, text) in SPEC_FLAGS.items():
         up.add_argument(f"--{flag}", dest=field, type=kind, default=None,
                         help=f"{text} (default {getattr(DEFAULTS, field)})")
+    add_profile_flag(up)
     up.add_argument("--json", action="store_true", help="print the JSON description")
     up.set_defaults(func=_up)
 
@@ -63,6 +66,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", default=uno_platform.DEFAULT_STATE_DIR,
                         help=f"where descriptions and OVS run directories live (default "
                              f"{uno_platform.DEFAULT_STATE_DIR})")
+
+
+def add_profile_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", choices=sorted(uno_platform.PROFILES), default="emulated",
+                        help="emulated: the sNIC shares the host's kernel (namespaces); remote: each sNIC is a machine "
+                             "of its own, reached over a management link with mutual TLS (its daemon, its ovsdb) and "
+                             "an ssl: controller only (default emulated)")
 
 
 def spec_from_args(args: argparse.Namespace) -> TestbedSpec:
@@ -98,7 +108,7 @@ def _read_recipe(path: str) -> dict:
 
 def _up(args: argparse.Namespace) -> int:
     try:
-        platform = uno_platform.up(spec_from_args(args))
+        platform = uno_platform.up(spec_from_args(args), args.profile)
     except PlatformError as exc:
         raise SystemExit(f"unoctl testbed up: {exc}") from None
     desc = platform.description

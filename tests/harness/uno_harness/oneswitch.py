@@ -12,6 +12,7 @@ import subprocess
 from uno_oneswitch.appctl import Appctl
 from uno_oneswitch.client import rest
 
+from uno_agent import stack
 from uno_harness.processes import Proc, wait_for
 
 ONESWITCH_DIR = pathlib.Path(__file__).resolve().parents[3] / "oneswitch"
@@ -48,11 +49,8 @@ def start_oneswitch(platform_json: str | None, log: pathlib.Path, *, listen: int
 
 
 def southbound_args(platform_json: str | None, south: int) -> list[str]:
-    ssl = json.loads(pathlib.Path(platform_json).read_text()).get("ssl") if platform_json else None
-    if not ssl:
-        return ["--southbound", f"ptcp:{south}"]
-    return ["--southbound", f"pssl:{south}", "--private-key", ssl["private_key"], "--certificate", ssl["certificate"],
-            "--ca-cert", ssl["ca_cert"]]
+    description = json.loads(pathlib.Path(platform_json).read_text()) if platform_json else {}
+    return stack.southbound_args(description, str(south))
 
 
 def wait_healthy(proc: Proc, rest_port: int, controllers: int = 0, timeout: float = 30) -> dict:
