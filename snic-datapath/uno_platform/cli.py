@@ -24,6 +24,8 @@ SPEC_FLAGS = {
                  "link and NF ports, hugepages reserved by up and released by down)"),
     "mgmt-subnet": ("mgmt_subnet", str, "the remote profile's management links, a /30 of it per sNIC (BlueField's "
                     "tmfifo: host .1, sNIC .2)"),
+    "pki-dir": ("pki_dir", str, "with an ssl: controller or the remote profile, the certificates of this ovs-pki "
+                "directory (`unoctl pki create`) instead of new ones"),
 }
 DEFAULTS = TestbedSpec()
 

@@ -398,9 +398,16 @@ class _Builder:
         host, port = parse_controller(self.spec.controller)
         ssl = self.spec.controller.startswith("ssl:")
         if ssl and self.pki is None:
-            self.pki = pki.create(self.state / "pki", self.switch_ids)
+            self.pki = self._pki(("oneswitch",))
         for sw in self.switch_ids:
             self._connect_controller(sw, host, port, ssl)
+
+    def _pki(self, controllers: tuple[str, ...]) -> pki.Pki:
+        """The operator's PKI (--pki-dir), or a new one in the state directory, with certificates for every
+        switch and `controllers`."""
+        if self.spec.pki_dir:
+            return pki.existing(pathlib.Path(self.spec.pki_dir), [*self.switch_ids, *controllers])
+        return pki.create(self.state / "pki", self.switch_ids, controllers)
 
     def _connect_controller(self, sw: str, host: str, port: int, ssl: bool) -> None:
         """The bridges live in their own namespaces, so a relay carries the connection out: with tcp:, a

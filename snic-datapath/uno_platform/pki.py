@@ -11,7 +11,7 @@ import dataclasses
 import pathlib
 import subprocess
 
-from uno_platform.errors import PlatformError
+from uno_platform.errors import PlatformError, SpecError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +42,17 @@ def create(directory: pathlib.Path, switches: list[str], controllers: tuple[str,
         _ovs_pki(directory, "req+sign", name, kind)  # relative: the certificate's CN is the name
         (directory / f"{name}-req.pem").unlink()
     return Pki(directory)
+
+
+def existing(directory: pathlib.Path, names: list[str]) -> Pki:
+    """The PKI an operator made in `directory` (`unoctl pki create`), which must hold a key and a certificate for
+    each of `names`; SpecError naming what is missing."""
+    made = Pki(directory)
+    for path in [made.switch_ca, made.controller_ca,
+                 *(f(name) for name in names for f in (made.private_key, made.certificate))]:
+        if not path.is_file():
+            raise SpecError(f"--pki-dir {directory}: {path.name} is missing (make it with `unoctl pki create`)")
+    return made
 
 
 def placement(made: Pki, snics: list[str], controllers: tuple[str, ...],

@@ -211,7 +211,7 @@ class _RemoteBuilder(_Builder):
 
     def _namespaces(self) -> None:
         super()._namespaces()
-        self.pki = pki.create(self.state / "pki", self.switch_ids, ("oneswitch", AGENT_NAME))
+        self.pki = self._pki(("oneswitch", AGENT_NAME))
         # What the sNIC must not see: the project's checkout, and the host's state (under /run: hidden anyway).
         hidden = [str(pathlib.Path(uno_platform.__file__).resolve().parents[2]), str(pathlib.Path(self.spec.state_dir))]
         for i, sw in enumerate(self.snics):

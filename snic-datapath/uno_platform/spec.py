@@ -39,6 +39,7 @@ class TestbedSpec:
     pcie_mtu: int = 1600
     datapath: str = "veth"
     mgmt_subnet: str = "192.168.100.0/24"   # the remote profile's management links: a /30 per sNIC
+    pki_dir: str | None = None              # an ovs-pki directory to take certificates from (`unoctl pki create`)
     state_dir: str = "/run/uno"
 
     def validate(self) -> None:
