@@ -1,6 +1,8 @@
 """Placer decisions with the real solver: the threshold, and overloads that force a move."""
 from __future__ import annotations
 
+import dataclasses
+
 from uno_agent import catalog
 from uno_agent.inventory import Server
 from uno_agent.placement import Placer
@@ -53,3 +55,21 @@ def test_an_infeasible_decision_says_why_in_the_demo_report():
     assert text.startswith("infeasible: ") and len(text) > len("infeasible: ") + 10, text
     assert "gave no reason" not in text
     print(text)
+
+
+def test_an_snic_that_runs_no_nfs_keeps_every_nf_on_the_host():
+    """A Netronome sNIC (switching offload only): the solver's input pins each NF that can run on the host there,
+    gives the sNIC no room, and an NF that could run on the sNIC only finds none."""
+    netronome = {**DESCRIPTION, "switches": [DESCRIPTION["switches"][0],
+                                             {**DESCRIPTION["switches"][1], "model": "netronome", "nf_capable": False}]}
+    p = Placer(netronome, catalog.load(), threshold_cores=0.05, dampening_s=0, host_cores=8)
+    servers, rates = chain_on_snic(0.001)
+    servers[1] = dataclasses.replace(servers[1], side=None)
+    graph = p.graph(servers, rates, {}, {"vm": "host"}, {"fw": None})
+    assert {n["id"]: n.get("pin") for n in graph["nodes"] if n["kind"] == "nf"} == {"fw": "host"}
+    assert graph["snics"] == [{"id": "snic0", "pcie_gbps": 1.0, "capacity": {"cpu": 0.0}}]
+    decision = p.place_new(servers, servers[1], 0.001, rates, now=0)
+    assert decision.servers["fw"] == "host"
+    # on the BlueField-like description the same firewall is free to go to the sNIC
+    free = placer(0.05).graph(servers, rates, {}, {"vm": "host"}, {"fw": None})
+    assert [n.get("pin") for n in free["nodes"] if n["id"] == "fw"] == [None]

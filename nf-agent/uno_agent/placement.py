@@ -70,6 +70,9 @@ class Placer:
         self.host_cores = host_cores if host_cores is not None else float(os.cpu_count() or 1)
         self.time_limit_s = time_limit_s
         self.snics = [sw["id"] for sw in description["switches"] if sw["role"] == "snic"]
+        # sNICs that cannot run NFs (a Netronome: switching offload only) keep every NF on the host
+        self.nf_snics = [sw["id"] for sw in description["switches"]
+                         if sw["role"] == "snic" and sw.get("nf_capable", True)]
         self.snic_cores = {sw["id"]: sw["cgroup"]["cores"] for sw in description["switches"]
                            if sw["role"] == "snic"}
         self.pcie_gbps = {link["snic"]: link["gbps"] for link in description["pcie_links"]}
@@ -194,7 +197,7 @@ class Placer:
                     "needs": {side: {"cpu": cost.cpu_cores} for side, cost in _sides(flavor)},
                     "per_gbps": {side: {"cpu": cost.cpu_per_gbps} for side, cost in _sides(flavor)},
                     "gbps": traffic.get(sid, server.config.get("expected_gbps", 0.0))}
-            pin = fixed.get(sid) or free.get(sid) or _only_side(flavor, self.snics)
+            pin = fixed.get(sid) or free.get(sid) or _only_side(flavor, self.nf_snics)
             if pin:
                 node["pin"] = pin
             elif server.side:
@@ -207,7 +210,9 @@ class Placer:
             "schema": "uno-placement-graph/1",
             "resources": ["cpu"],
             "snics": [{"id": snic, "pcie_gbps": self.pcie_gbps[snic],
-                       "capacity": {"cpu": self.snic_cores[snic]}} for snic in self.snics],
+                       # an sNIC that runs no NFs has no room for one
+                       "capacity": {"cpu": self.snic_cores[snic] if snic in self.nf_snics else 0.0}}
+                      for snic in self.snics],
             "nodes": nodes,
             "edges": edges,
             "objective": {"migration": MIGRATION_COST},
@@ -219,10 +224,11 @@ def _sides(flavor: Flavor):
 
 
 def _only_side(flavor: Flavor, snics: list[str]) -> str | None:
-    """A flavor that can run on one kind of side only is pinned there (VMs: the host)."""
-    if flavor.snic is None:
+    """A flavor that can run on one kind of side only is pinned there (VMs: the host); with no sNIC that runs NFs
+    (`snics`), every server that can run on the host is pinned there."""
+    if flavor.snic is None or (flavor.host is not None and not snics):
         return "host"
-    if flavor.host is None:
+    if flavor.host is None and snics:
         return snics[0]
     return None
 

@@ -122,6 +122,9 @@ class AgentService:
         role = "host" if side == "host" else "snic"
         if getattr(flavor, role) is None:
             raise BadRequest(f"flavor {flavor.id!r} cannot run on {side}")
+        switch = self.platform.switch(side)
+        if not switch.get("nf_capable", True):
+            raise BadRequest(f"{side} is a {switch.get('model', 'sNIC')} sNIC: it runs no NFs")
 
     def _build_vm(self, server: Server) -> Server:
         used = {int(vm["id"][2:]) for vm in self.platform.description["vms"]}

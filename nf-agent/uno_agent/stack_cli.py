@@ -7,7 +7,7 @@ import sys
 
 import uno_platform
 from uno_agent.stack import Endpoints, StackError, down, stack_dir, up
-from uno_platform.cli import DEFAULTS, SPEC_FLAGS, add_profile_flag, spec_from_args
+from uno_platform.cli import DEFAULTS, add_profile_flag, add_spec_flags, spec_from_args
 
 _ENDPOINTS = Endpoints()
 # the ports flags, by Endpoints field
@@ -26,10 +26,7 @@ def register(subparsers) -> None:
     _common(start)
     start.add_argument("--config", metavar="FILE",
                        help="the platform's JSON recipe, as `unoctl testbed up --config` reads it")
-    for flag, (field, kind, text) in SPEC_FLAGS.items():
-        if field != "controller":  # the bridges' controller is OneSwitch
-            start.add_argument(f"--{flag}", dest=field, type=kind, default=None,
-                               help=f"{text} (default {getattr(DEFAULTS, field)})")
+    add_spec_flags(start, skip=("controller",))   # the bridges' controller is OneSwitch
     start.add_argument("--controller", dest="sdn_controller", default=_ENDPOINTS.controller,
                        help="the SDN controller OneSwitch connects to, tcp:IP:PORT, or none "
                             "(controllers may also connect to --openflow) (default none)")
@@ -66,7 +63,7 @@ def _port(text: str) -> int:
 def _up(args: argparse.Namespace) -> int:
     endpoints = Endpoints(controller=args.sdn_controller, **{field: getattr(args, field) for field in _PORT_FLAGS})
     try:
-        spec = spec_from_args(args)
+        spec = spec_from_args(args, "unoctl up")
         running = up(spec, endpoints, args.profile)
     except (StackError, uno_platform.SpecError) as exc:
         raise SystemExit(f"unoctl up: {exc}") from None

@@ -17,6 +17,7 @@ COMPONENT_CLIS = (
     "uno_agent.stack_cli",
     "uno_platform.cli",
     "uno_platform.pki_cli",
+    "uno_platform.hardware_cli",
     "uno_oneswitch.cli",
     "uno_solver.cli",
     "uno_agent.cli",

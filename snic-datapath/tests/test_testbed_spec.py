@@ -61,5 +61,6 @@ def test_spec_json_has_what_the_description_needs():
     data = TestbedSpec(controller="tcp:127.0.0.1:6643").to_json()
     assert data == {"pcie_gbps": 10.0, "snic_cores": 2.0, "snics": 1, "wire_ports": 1, "vms": 1,
                     "controller": "tcp:127.0.0.1:6643", "pcie_mtu": 1600, "datapath": "veth",
-                    "mgmt_subnet": "192.168.100.0/24", "pki_dir": None}
+                    "mgmt_subnet": "192.168.100.0/24", "pki_dir": None,
+                    "snic_model": "generic"}
     json.dumps(data)

@@ -24,6 +24,8 @@ SPEC_FLAGS = {
                  "link and NF ports, hugepages reserved by up and released by down)"),
     "mgmt-subnet": ("mgmt_subnet", str, "the remote profile's management links, a /30 of it per sNIC (BlueField's "
                     "tmfifo: host .1, sNIC .2)"),
+    "snic-model": ("snic_model", str, "the sNIC hardware it stands for: generic, bluefield, or netronome (switching "
+                   "offload only: the placement keeps every NF on the host)"),
     "pki-dir": ("pki_dir", str, "with an ssl: controller or the remote profile, the certificates of this ovs-pki "
                 "directory (`unoctl pki create`) instead of new ones"),
 }
@@ -41,9 +43,7 @@ def register(subparsers) -> None:
     up.add_argument("--config", metavar="FILE",
                     help="JSON recipe with any of the flags below as keys (flags override it); "
                          "see deploy/testbed/emulated.json")
-    for flag, (field, kind, text) in SPEC_FLAGS.items():
-        up.add_argument(f"--{flag}", dest=field, type=kind, default=None,
-                        help=f"{text} (default {getattr(DEFAULTS, field)})")
+    add_spec_flags(up)
     add_profile_flag(up)
     up.add_argument("--json", action="store_true", help="print the JSON description")
     up.set_defaults(func=_up)
@@ -70,6 +70,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              f"{uno_platform.DEFAULT_STATE_DIR})")
 
 
+def add_spec_flags(parser: argparse.ArgumentParser, skip: tuple[str, ...] = ()) -> None:
+    """The flags of SPEC_FLAGS but `skip` (their default None: the recipe's value, else the spec's)."""
+    for flag, (field, kind, text) in SPEC_FLAGS.items():
+        if flag not in skip:
+            parser.add_argument(f"--{flag}", dest=field, type=kind, default=None,
+                                help=f"{text} (default {getattr(DEFAULTS, field)})")
+
+
 def add_profile_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", choices=sorted(uno_platform.PROFILES), default="emulated",
                         help="emulated: the sNIC shares the host's kernel (namespaces); remote: each sNIC is a machine "
@@ -77,33 +85,34 @@ def add_profile_flag(parser: argparse.ArgumentParser) -> None:
                              "an ssl: controller only (default emulated)")
 
 
-def spec_from_args(args: argparse.Namespace) -> TestbedSpec:
+def spec_from_args(args: argparse.Namespace, command: str = "unoctl testbed up") -> TestbedSpec:
+    """The spec of the recipe (--config) and the flags; a bad recipe exits with a line naming `command`."""
     values = {"prefix": args.prefix, "state_dir": args.state_dir}
     if args.config:
-        values.update(_read_recipe(args.config))
+        values.update(_read_recipe(args.config, command))
     for field, _kind, _text in SPEC_FLAGS.values():
-        if getattr(args, field) is not None:
+        if getattr(args, field, None) is not None:
             values[field] = getattr(args, field)
     return TestbedSpec(**values)
 
 
-def _read_recipe(path: str) -> dict:
+def _read_recipe(path: str, command: str) -> dict:
     try:
         with open(path) as f:
             recipe = json.load(f)
     except (OSError, json.JSONDecodeError) as exc:
-        raise SystemExit(f"unoctl testbed up: cannot read {path}: {exc}") from None
+        raise SystemExit(f"{command}: cannot read {path}: {exc}") from None
     if not isinstance(recipe, dict):
-        raise SystemExit(f"unoctl testbed up: {path} must hold a JSON object")
+        raise SystemExit(f"{command}: {path} must hold a JSON object")
     known = {flag: field for flag, (field, _kind, _text) in SPEC_FLAGS.items()}
     values = {}
     for key, value in recipe.items():
         if key not in known:
-            raise SystemExit(f"unoctl testbed up: {path}: unknown key {key!r} "
+            raise SystemExit(f"{command}: {path}: unknown key {key!r} "
                              f"(known: {', '.join(sorted(known))})")
         kind = SPEC_FLAGS[key][1]
         if not isinstance(value, (int, float) if kind is float else kind) or isinstance(value, bool):
-            raise SystemExit(f"unoctl testbed up: {path}: {key} must be a {kind.__name__}")
+            raise SystemExit(f"{command}: {path}: {key} must be a {kind.__name__}")
         values[known[key]] = value
     return values
 

@@ -20,7 +20,7 @@ from uno_platform.cgroups import HOST_GUARANTEED_CORES, SideCgroup, check_availa
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ledger import Ledger
 from uno_platform.ovs import DAEMONS, OvsInstance
-from uno_platform.spec import IFNAME_MAX, Names, TestbedSpec, parse_controller
+from uno_platform.spec import IFNAME_MAX, SNIC_MODELS, Names, TestbedSpec, datapath_id, parse_controller
 from uno_platform.switch_side import SwitchSide, make_veth
 
 log = logging.getLogger(__name__)
@@ -58,12 +58,6 @@ def _configure_vm(vm_ns: str, port: str, index: int) -> dict:
     system.run(["ip", "-n", vm_ns, "addr", "add", ip, "dev", "eth0"])
     return {"id": f"vm{index}", "netns": vm_ns, "ifname": "eth0", "mac": vm_mac(index), "ip": ip,
             "switch": "host", "port": port}
-
-
-def datapath_id(switch_id: str) -> str:
-    """Host is 1, sNIC i is 2 + i (stable, so OneSwitch can be configured by hand too)."""
-    number = 1 if switch_id == "host" else 2 + int(switch_id[len("snic"):])
-    return f"{number:016x}"
 
 
 class EmulatedPlatform(Platform):
@@ -456,6 +450,8 @@ class _Builder:
                            "cores": None if sw == "host" else self.spec.snic_cores},
                 "ports": self.ports[sw],
             }
+            if sw != "host":
+                entry["model"], entry["nf_capable"] = self.spec.snic_model, SNIC_MODELS[self.spec.snic_model]
             if self.spec.controller:
                 entry["controller"] = ovs.vsctl("get-controller", bridge)
             if self.pki:

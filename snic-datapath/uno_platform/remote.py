@@ -24,13 +24,13 @@ import time
 
 import uno_platform
 from uno_platform import losses as drops
-from uno_platform import machine, pki, system
+from uno_platform import machine, system
 from uno_platform.cgroups import preexec_join
 from uno_platform.emulated import EmulatedPlatform, _Builder
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ledger import Ledger
 from uno_platform.ovs import OvsInstance
-from uno_platform.spec import Names, TestbedSpec, mgmt_links
+from uno_platform.spec import SNIC_MODELS, Names, TestbedSpec, mgmt_links
 from uno_platform.switch_side import SwitchSide
 from uno_snicd import wire
 from uno_snicd.client import RemoteError, SnicClient
@@ -65,6 +65,8 @@ class RemotePlatform(EmulatedPlatform):
     def up(cls, spec: TestbedSpec) -> RemotePlatform:
         if spec.datapath != "veth":
             raise SpecError("the remote profile runs on the veth datapath only")
+        if not SNIC_MODELS[spec.snic_model]:
+            raise SpecError(f"a {spec.snic_model} sNIC runs no NFs and no daemon: use the emulated profile")
         if spec.controller is not None and not spec.controller.startswith("ssl:"):
             raise SpecError("with the remote profile the sNICs reach the controller over ssl: only")
         taken = system.run(["ip", "-4", "-o", "addr", "show"])

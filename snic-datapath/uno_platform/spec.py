@@ -21,6 +21,9 @@ MAX_WIRE_PORTS = 16
 MAX_VMS = 64
 MIN_CORES = 0.01         # CFS quota must be at least 1 ms per 100 ms period
 DATAPATHS = ("veth", "dpdk")
+# The sNIC hardware a platform stands for, and whether NFs can run on it: a Netronome Agilio offloads switching
+# only (its flow processors cannot run NFs), so the placement pins every NF to the host.
+SNIC_MODELS = {"generic": True, "bluefield": True, "netronome": False}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +43,7 @@ class TestbedSpec:
     datapath: str = "veth"
     mgmt_subnet: str = "192.168.100.0/24"   # the remote profile's management links: a /30 per sNIC
     pki_dir: str | None = None              # an ovs-pki directory to take certificates from (`unoctl pki create`)
+    snic_model: str = "generic"             # one of SNIC_MODELS
     state_dir: str = "/run/uno"
 
     def validate(self) -> None:
@@ -55,6 +59,8 @@ class TestbedSpec:
         _check_range("pcie-mtu", self.pcie_mtu, 1280, 9000)
         if self.datapath not in DATAPATHS:
             raise SpecError(f"--datapath must be one of {', '.join(DATAPATHS)}, not {self.datapath!r}")
+        if self.snic_model not in SNIC_MODELS:
+            raise SpecError(f"--snic-model must be one of {', '.join(SNIC_MODELS)}, not {self.snic_model!r}")
         if self.controller is not None:
             parse_controller(self.controller)
         mgmt_links(self)
@@ -73,6 +79,12 @@ class TestbedSpec:
 def _check_range(name: str, value: float, low: float, high: float) -> None:
     if not low <= value <= high:
         raise SpecError(f"--{name} must be between {low:g} and {high:g}, not {value:g}")
+
+
+def datapath_id(switch_id: str) -> str:
+    """Host is 1, sNIC i is 2 + i (stable, so OneSwitch can be configured by hand too)."""
+    number = 1 if switch_id == "host" else 2 + int(switch_id[len("snic"):])
+    return f"{number:016x}"
 
 
 def mgmt_links(spec: TestbedSpec) -> list[tuple[str, str]]:

@@ -182,3 +182,18 @@ def test_unoctl_and_metrics_show_what_the_api_does(uno_stack):
 def http_json_text(url: str) -> str:
     with urllib.request.urlopen(url, timeout=30) as response:
         return response.read().decode()
+
+
+def test_a_netronome_snic_runs_no_nfs_so_the_agent_keeps_them_on_the_host(uno_stack):
+    """A platform whose sNIC stands for a Netronome (switching offload only): the monitor, which otherwise goes
+    to the sNIC, is placed on the host, and neither a pin nor a migration can put an NF on the sNIC."""
+    stack = uno_stack(**PLATFORM, snic_model="netronome")
+    assert stack.platform.switch("snic0")["nf_capable"] is False
+    mon = stack.create("mon", "monitor", **{"uno:expected_gbps": 0.05})
+    assert mon["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "host"
+    placement = stack.api("GET", "/v2.1/uno/placement")["placement"]
+    assert placement["status"] in ("optimal", "feasible"), placement
+    refused = stack.api("POST", "/v2.1/servers", {"server": {"name": "m2", "flavorRef": "monitor",
+                                                             "uno:pin": "snic0"}}, expect=400)
+    assert "runs no NFs" in json.dumps(refused)
+    stack.api("POST", f"/v2.1/servers/{mon['id']}/action", {"migrate": {"host": "snic0"}}, expect=400)
