@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from uno_agent.errors import AgentError, BadRequest, Conflict, Unavailable
 from uno_nfs import NfControl
-from uno_nfs.command import nf_command
+from uno_nfs.command import control_socket, prepare_nf
 from uno_nfs.control import accepts
 from uno_platform import system
 from uno_platform.base import Platform
@@ -101,14 +101,8 @@ class Launcher(abc.ABC):
     def nf_argv(self, instance_id: str, binary: str, iface: str, config_text: str | None,
                 hold_packets: int | None, *, backend: str = "afpacket") -> list[str]:
         """The NF's command line; `backend` is the packet I/O the platform's port takes (netio)."""
-        control = self.control_path(instance_id)
-        control.unlink(missing_ok=True)
-        config = None
-        if config_text is not None:
-            config = self.run_dir / f"{instance_id}.conf"
-            config.write_text(config_text)
-        return nf_command(str(self.binary(binary)), iface=iface, control=str(control), backend=backend,
-                          hold_packets=hold_packets, config=None if config is None else str(config))
+        return prepare_nf(self.run_dir, instance_id, str(self.binary(binary)), iface=iface, backend=backend,
+                          hold_packets=hold_packets, config_text=config_text)
 
     def check_config(self, binary: str, config_text: str | None) -> None:
         """Have the NF binary validate a configuration; BadRequest with its reason if it refuses it."""
@@ -124,7 +118,7 @@ class Launcher(abc.ABC):
             raise BadRequest(f"uno:nf_config refused by {binary}: {reason.replace(config.name, 'config')}")
 
     def control_path(self, instance_id: str) -> pathlib.Path:
-        return self.run_dir / f"{instance_id}.sock"
+        return control_socket(self.run_dir, instance_id)
 
     def log_path(self, instance_id: str) -> pathlib.Path:
         return self.run_dir / f"{instance_id}.log"

@@ -122,7 +122,7 @@ class AgentService:
         role = "host" if side == "host" else "snic"
         if getattr(flavor, role) is None:
             raise BadRequest(f"flavor {flavor.id!r} cannot run on {side}")
-        switch = self.platform.switch(side)
+        switch = next(sw for sw in self.platform.description["switches"] if sw["id"] == side)
         if not switch.get("nf_capable", True):
             raise BadRequest(f"{side} is a {switch.get('model', 'sNIC')} sNIC: it runs no NFs")
 

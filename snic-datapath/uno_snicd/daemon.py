@@ -21,7 +21,7 @@ import subprocess
 import threading
 import time
 
-from uno_nfs.command import nf_command
+from uno_nfs.command import control_socket, prepare_nf
 from uno_nfs.control import accepts
 from uno_platform import losses, system
 from uno_platform.errors import PlatformError
@@ -187,19 +187,13 @@ class SnicDaemon:
         return path
 
     def _control(self, instance_id: str) -> pathlib.Path:
-        return self.run_dir / f"{instance_id}.sock"
+        return control_socket(self.run_dir, instance_id)
 
     def _start(self, instance_id: str, binary: pathlib.Path, created: dict, config_text: str | None,
                hold: int | None) -> dict:
         control = self._control(instance_id)
-        control.unlink(missing_ok=True)
-        config = None
-        if config_text is not None:
-            config = self.run_dir / f"{instance_id}.conf"
-            config.write_text(config_text)
-        argv = nf_command(str(binary), iface=created["nf_ifname"], control=str(control),
-                          backend=created.get("backend", "afpacket"), hold_packets=hold,
-                          config=None if config is None else str(config))
+        argv = prepare_nf(self.run_dir, instance_id, str(binary), iface=created["nf_ifname"],
+                          backend=created.get("backend", "afpacket"), hold_packets=hold, config_text=config_text)
         log_path = self.run_dir / f"{instance_id}.log"
         with open(log_path, "ab") as log_out:
             proc = self.side.spawn(argv, stdin=subprocess.DEVNULL, stdout=log_out, stderr=log_out,
