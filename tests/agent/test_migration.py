@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import http.client
+import subprocess
 import time
 
 import pytest
@@ -106,6 +107,36 @@ def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack
     mapped = {p["port"] for p in http_json(f"http://127.0.0.1:{stack.ports.rest}/v1/ports")[1]["ports"]}
     assert len(nf_ports(stack, "snic0")) == 1 and set(nf_ports(stack, "snic0")) <= mapped
     assert len(nf_ports(stack, "host")) == 1 and not set(nf_ports(stack, "host")) & mapped
+
+
+def test_a_migration_across_the_management_link_shows_it_no_plaintext(uno_stack, tmp_path):
+    """The monitor moves to the host and back (its state crosses the management link twice, through the sNIC
+    daemon) while the link is captured: the capture holds the daemon's traffic, and none of it is the NF control
+    protocol's or the daemon's requests in the clear."""
+    stack = uno_stack(profile="remote", snic_cores=1.0, pcie_gbps=1.0, vms=0, wire_ports=1)
+    vm, mon, source, sink_ip = monitor_chain(stack)
+    capture = tmp_path / "mgmt.pcap"
+    tcpdump = subprocess.Popen(["tcpdump", "-i", stack.platform.remote("snic0")["host_ifname"], "-U", "-s", "0",
+                                "-w", str(capture), "tcp port 7340"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1.0)   # tcpdump is listening once it has opened the interface
+        with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=100, pps=2000,
+                         seconds=3, sport=SPORT) as run:
+            time.sleep(0.5)
+            for side in ("host", "snic0"):
+                assert migrate(stack, mon, side)["OS-EXT-SRV-ATTR:hypervisor_hostname"] == side
+        time.sleep(0.5)
+    finally:
+        tcpdump.terminate()
+        tcpdump.wait(timeout=10)
+    assert run.lost == 0
+    reports = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-2:]
+    assert all(r["state_bytes"] > 0 and not r["rolled_back"] for r in reports), reports
+    data = capture.read_bytes()
+    assert len(data) > 20_000, "the capture did not see the daemon's traffic"
+    for clear in (b"state get", b"state put", b"buffer take", b"buffer release", b"inject", b'"op"', b"start_nf",
+                  b"monitor"):
+        assert clear not in data, f"{clear!r} crossed the management link in plaintext"
 
 
 @pytest.mark.parametrize("fault, profile", [(fault, "emulated") for fault in FAULTS]
