@@ -168,6 +168,30 @@ def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stac
     assert counted == sum(run.result["sent"].values())
 
 
+def test_an_snic_daemon_killed_as_an_nf_moves_onto_the_snic_leaves_it_forwarding_on_the_host(uno_stack):
+    """The other direction of the remote faults above: the new NF, on the sNIC, holds what reached it since the
+    switch-over when its daemon dies; the rollback takes that back through the restarted daemon, so nothing is lost."""
+    stack = uno_stack(profile="remote", snic_cores=1.0, pcie_gbps=1.0, vms=0, wire_ports=1)
+    vm, mon, source, sink_ip = monitor_chain(stack)
+    assert migrate(stack, mon, "host")["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "host"
+    stack.agent.stop()
+    stack.agent_config = {**stack.agent_config, "migration_faults": ["state=kill-snic-daemon"]}
+    stack.start_agent()
+    daemon = stack.platform.client("snic0").call("ping")["pid"]
+    with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=100, pps=2000,
+                     seconds=3, sport=SPORT) as run:
+        time.sleep(0.5)
+        after = migrate(stack, mon, "snic0")
+    assert "step 'state'" in after["fault"]["message"], after
+    assert after["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "host" and after["status"] == "ACTIVE"
+    assert run.lost == 0 and run.result["duplicates"] == 0 and run.result["reordered"] == 0
+    assert stack.platform.client("snic0").call("ping")["pid"] != daemon          # it did die, and came back
+    assert stack.platform.client("snic0").call("list")["nfs"] == {}             # the new NF was stopped there
+    with stack.nf_control(mon["id"]) as ctl:
+        counted = sum(f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999}))
+    assert counted == sum(run.result["sent"].values())
+
+
 @pytest.mark.parametrize("step, ends_on, profile", [("start", "snic0", "emulated"), ("drain", "host", "emulated"),
                                                      ("state", "host", "emulated"), ("state", "host", "remote")])
 def test_an_agent_crash_during_a_migration_is_undone_or_finished_on_restart_losing_nothing(uno_stack, step, ends_on,
