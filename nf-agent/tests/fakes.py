@@ -24,7 +24,8 @@ from uno_agent.migration_record import MigrationRecord
 from uno_nfs import ChannelBroken, NfControlError
 
 STATE_MAGIC = b"FNF1"
-TAKE_PACKETS = 1024             # a take returns this many held packets at most, as a real one returns ~64 KiB
+TAKE_PACKETS = 16384            # a take returns this many held packets at most (a real one ~64 KiB of them); the
+                                # model's cost per request grows with the surge tests' traffic, so takes are large
 
 
 class Traffic:
@@ -181,11 +182,13 @@ class FakePlatform:
 
 
 class FakePortMapper:
-    """OneSwitch's /v1/ports: virtual port -> (switch, port); `refuse` makes remaps fail as OneSwitch's 409."""
+    """OneSwitch's /v1/ports: virtual port -> (switch, port); `refuse` makes remaps fail as OneSwitch's 409, and
+    `unreachable` makes that many fail as OneSwitch's 503 (a switch it cannot reach for now)."""
 
     def __init__(self):
         self.ports: dict[int, tuple[str, str]] = {}
         self.refuse = False
+        self.unreachable = 0
         self.remaps = 0
         self.on_remap = None  # called at the switch-over (Traffic strands packets on the old path)
 
@@ -195,6 +198,9 @@ class FakePortMapper:
     def remap(self, vport: int, switch_id: str, port: str) -> dict[str, float]:
         if self.refuse:
             raise Conflict(f"OneSwitch refused PUT /v1/ports/{vport}: no port {port} on {switch_id}")
+        if self.unreachable:
+            self.unreachable -= 1
+            raise Conflict(f"OneSwitch: PUT /v1/ports/{vport}: 503 {switch_id} did not answer in time")
         if self.on_remap is not None:
             self.on_remap()
         self.ports[vport] = (switch_id, port)

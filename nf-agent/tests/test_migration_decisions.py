@@ -206,3 +206,17 @@ def test_a_channel_that_stays_broken_fails_the_rollback_in_bounded_time(world, m
     with pytest.raises(MigrationError, match="failed at step 'state'"):
         world.migrator(on_step=break_new).migrate(world.server, MONITOR, "snic0")
     assert world.server.status == "ACTIVE" and world.server.side == "host" and world.server.fault
+
+
+def test_a_remap_back_oneswitch_cannot_do_yet_is_tried_again(world):
+    """A failure after the switch-over whose rollback finds the new NF's switch out of OneSwitch's reach for a
+    moment (its management link down): the remap back is tried again until it is done, and nothing is lost."""
+    def fail_then_cut(step):
+        if step == "state":
+            world.launcher.controls[world.server.migration["new_control"]].refuse_state = True
+            world.portmap.unreachable = 3
+
+    with pytest.raises(MigrationError, match="failed at step 'state'"):
+        world.migrator(on_step=fail_then_cut).migrate(world.server, MONITOR, "snic0")
+    assert world.portmap.unreachable == 0
+    world.assert_lossless_and_running("host")

@@ -70,7 +70,7 @@ HOLD_MAX_PACKETS = 1 << 20  # within these bounds; past half of it, the migratio
 RATE_SAMPLE_S = 0.02     # how long the old NF's receive rate is measured before a migration
 ROLLBACK_PATIENCE_S = 10.0  # how long a rollback waits for an NF's broken control channel to come back (an sNIC
                             # daemon restarting, a management link down), while the new NF holds
-RECONNECT_POLL_S = 0.1
+RECONNECT_POLL_S = 0.1     # how often a rollback tries a broken channel, or a remap OneSwitch could not do, again
 FLUSH_POLL_S = 0.0005    # how often the old port's backlog at its switch is looked at while it empties (held
                          # packets wait meanwhile)
 
@@ -416,7 +416,7 @@ class Migrator:
         except (NfControlError, OSError) as exc:
             log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
         if journal.moved():
-            self._remap_back(server)
+            self._remap_back(server, deadline)
         held: list = []
         if new is not None:
             try:
@@ -437,13 +437,22 @@ class Migrator:
         self.launcher.forget(journal.new_id)
         self.record.stayed(server.id, fault)
 
-    def _remap_back(self, server: Server) -> None:
-        """Point the virtual port at the old port again, if the remap took effect."""
-        try:
-            if self.portmap.mappings().get(server.vport) != (server.side, server.port):
-                self.portmap.remap(server.vport, server.side, server.port)
-        except AgentError as exc:
-            log.error("rollback of %s: cannot remap virtual port %s back: %s", server.name, server.vport, exc)
+    def _remap_back(self, server: Server, deadline: float) -> None:
+        """Point the virtual port at the old port again, if the remap took effect; tried again until `deadline`
+        (monotonic) while OneSwitch cannot (a switch behind a management link that is down)."""
+        while True:
+            try:
+                if self.portmap.mappings().get(server.vport) != (server.side, server.port):
+                    self.portmap.remap(server.vport, server.side, server.port)
+                return
+            except AgentError as exc:
+                if time.monotonic() > deadline:
+                    log.error("rollback of %s: cannot remap virtual port %s back: %s", server.name, server.vport,
+                              exc)
+                    return
+                log.warning("rollback of %s: remapping virtual port %s back: %s; trying again", server.name,
+                            server.vport, exc)
+                time.sleep(RECONNECT_POLL_S)
 
     def recover(self, server: Server) -> Server:
         """Finish or undo a migration the agent was running when it stopped."""

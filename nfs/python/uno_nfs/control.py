@@ -122,6 +122,7 @@ class NfControl:
 
     def _connect_unix(self) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)     # an NF that does not accept (its backlog full) does not block us
         try:
             sock.connect(self.path)
         except OSError:
