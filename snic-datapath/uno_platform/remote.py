@@ -25,7 +25,7 @@ import time
 import uno_platform
 from uno_platform import losses as drops
 from uno_platform import machine, system
-from uno_platform.cgroups import preexec_join
+from uno_platform.cgroups import SideCgroup, preexec_join
 from uno_platform.emulated import EmulatedPlatform, _Builder
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ledger import Ledger
@@ -50,6 +50,17 @@ DAEMON_RESTART_S = 0.5            # systemd's RestartSec in deploy/
 
 def _address(cidr: str) -> str:
     return cidr.split("/")[0]
+
+
+def daemon_argv(python: str, sw: str, bridge: str, snic_ip: str, cgroup: SideCgroup, *, etc: str,
+                bin_dir: str) -> list[str]:
+    """uno-snicd's command line on sNIC `sw` (its management address `snic_ip`, its keys in `etc`, NF binaries in
+    `bin_dir`): what the remote profile runs on its emulated sNICs, and the BlueField render's unit on a DPU."""
+    return [python, "-m", "uno_snicd", "--listen", f"{_address(snic_ip)}:{DAEMON_PORT}",
+            "--certificate", f"{etc}/{sw}-cert.pem", "--private-key", f"{etc}/{sw}-privkey.pem",
+            "--ca-cert", f"{etc}/controllerca.pem", "--client-name", AGENT_NAME, "--bridge", bridge,
+            "--ovs-rundir", SNIC_OVS_RUNDIR, "--datapath", "veth", "--cgroup-cpu", str(cgroup.cpu),
+            "--cgroup-cpuacct", str(cgroup.cpuacct), "--bin-dir", bin_dir, "--run-dir", SNICD_RUN_DIR]
 
 
 class RemotePlatform(EmulatedPlatform):
@@ -264,13 +275,9 @@ class _RemoteBuilder(_Builder):
         # The sNIC's init keeps the daemon running, as systemd's Restart=always does on a DPU (deploy/): a
         # daemon that dies comes back and knows its NFs again from its run directory.
         argv = [*machine.enter(self.holders[sw]), "sh", "-c", f'while :; do "$@"; sleep {DAEMON_RESTART_S}; done',
-                "uno-snicd", "env", f"PYTHONPATH={machine.LIB}", machine.PYTHON,
-                "-m", "uno_snicd", "--listen", f"{_address(self.mgmt[sw][1])}:{DAEMON_PORT}",
-                "--certificate", f"{machine.ETC}/{sw}-cert.pem", "--private-key", f"{machine.ETC}/{sw}-privkey.pem",
-                "--ca-cert", f"{machine.ETC}/controllerca.pem", "--client-name", AGENT_NAME,
-                "--bridge", self.names.switch_bridge(sw), "--ovs-rundir", SNIC_OVS_RUNDIR,
-                "--cgroup-cpu", str(cgroup.cpu), "--cgroup-cpuacct", str(cgroup.cpuacct),
-                "--bin-dir", machine.BIN, "--run-dir", SNICD_RUN_DIR]
+                "uno-snicd", "env", f"PYTHONPATH={machine.LIB}",
+                *daemon_argv(machine.PYTHON, sw, self.names.switch_bridge(sw), self.mgmt[sw][1], cgroup,
+                             etc=machine.ETC, bin_dir=machine.BIN)]
         with open(self._disk(sw) / "var/log/uno-snicd.log", "ab") as logf:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
                                     preexec_fn=preexec_join(cgroup), start_new_session=True)

@@ -23,11 +23,11 @@ from uno_platform import remote
 from uno_platform.cgroups import SideCgroup
 from uno_platform.errors import SpecError
 from uno_platform.hardware.common import (
+    ETC,
     OVS_SERVICE,
     RESTART_OVS,
     bridge_line,
     controller_lines,
-    credentials,
     port_line,
     readme,
     settings_line,
@@ -114,13 +114,8 @@ def _snic_script(spec: TestbedSpec, names: Names, i: int, host_ip: str, snic_ip:
 
 
 def _daemon_unit(names: Names, sw: str, snic_ip: str) -> str:
-    key, certificate, ca = credentials(sw)
     cgroup = SideCgroup.for_name(names.cgroup(sw))
-    argv = [PYTHON, "-m", "uno_snicd", "--listen", f"{ip_interface(snic_ip).ip}:{remote.DAEMON_PORT}",
-            "--certificate", certificate, "--private-key", key, "--ca-cert", ca, "--client-name", remote.AGENT_NAME,
-            "--bridge", names.switch_bridge(sw), "--ovs-rundir", remote.SNIC_OVS_RUNDIR, "--datapath", "veth",
-            "--cgroup-cpu", str(cgroup.cpu), "--cgroup-cpuacct", str(cgroup.cpuacct),
-            "--bin-dir", BIN, "--run-dir", remote.SNICD_RUN_DIR]
+    argv = remote.daemon_argv(PYTHON, sw, names.switch_bridge(sw), snic_ip, cgroup, etc=ETC, bin_dir=BIN)
     return f"""[Unit]
 Description=UNO sNIC daemon of {sw} (uno-snicd)
 Wants=network-online.target {OVS_SERVICE}.service
