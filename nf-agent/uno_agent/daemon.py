@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"uno-agent: {exc}", file=sys.stderr)
         return 2
     report = service.recover()
-    log.info("inventory: %d adopted, %d dead, %d half-built removed",
-             len(report["adopted"]), len(report["dead"]), len(report["removed"]))
+    log.info("inventory: %d adopted, %d dead, %d half-built removed, %d on sides out of reach",
+             len(report["adopted"]), len(report["dead"]), len(report["removed"]), len(report["unreachable"]))
     app = create_app(service, token=cfg.token, registry=registry_for(service))
     server = waitress.create_server(app, host=cfg.host, port=cfg.port, threads=8, ident="uno-agent")
     stopping = threading.Event()

@@ -344,9 +344,11 @@ class AgentService:
 
         A server still in BUILD was being created when the agent stopped, one in
         DELETING was being deleted: it is removed. An NF whose process is gone, or a VM whose namespace is gone, is
-        marked ERROR for the operator to delete.
+        marked ERROR for the operator to delete. A server on a side that cannot be asked now (a remote sNIC whose
+        daemon or management link is down) keeps its record as it is, and the next start asks again: marking it
+        dead, or undoing its migration blind, would make the agent and the sNIC disagree on what runs where.
         """
-        report: dict[str, list[str]] = {"adopted": [], "dead": [], "removed": []}
+        report: dict[str, list[str]] = {"adopted": [], "dead": [], "removed": [], "unreachable": []}
         with self._lock:
             for server in self.inventory.list():
                 if server.status in ("BUILD", "DELETING"):
@@ -363,8 +365,19 @@ class AgentService:
                                               fault=f"its migration journal is damaged: {exc}")
                         report["dead"].append(server.name)
                         continue
-                alive = self.launcher.alive(server.instance, server.kind, server.pid, server.pid_start,
-                                            server.netns, side=server.side)
+                    except (Unavailable, NfControlError) as exc:
+                        log.error("server %s: cannot reach its NFs to finish or undo its migration (%s); it stays "
+                                  "MIGRATING until a start of the agent reaches them", server.name, exc)
+                        report["unreachable"].append(server.name)
+                        continue
+                try:
+                    alive = self.launcher.alive(server.instance, server.kind, server.pid, server.pid_start,
+                                                server.netns, side=server.side)
+                except Unavailable as exc:
+                    log.warning("server %s: %s cannot be asked whether it runs (%s); its record stays as it is",
+                                server.name, server.side, exc)
+                    report["unreachable"].append(server.name)
+                    continue
                 if alive:
                     report["adopted"].append(server.name)
                 elif server.status != "ERROR":

@@ -137,6 +137,37 @@ def test_agent_restart_keeps_inventory_and_launches_nothing_twice(uno_stack, pro
     assert len(nf_pids(stack, "monitor")) == 1
 
 
+def test_an_agent_started_while_the_snic_is_out_of_reach_keeps_its_nfs_and_adopts_them_later(uno_stack):
+    """The agent restarts while the remote sNIC's management link is down: it comes up, and neither marks the
+    sNIC's NFs dead nor starts them again; once the link is back, a restart adopts them as they run."""
+    stack = uno_stack(profile="remote", **PLATFORM)
+    vms, nfs = build_chain(stack)
+    on_snic = [s["id"] for s in stack.api("GET", "/v2.1/servers/detail")["servers"]
+               if s["OS-EXT-SRV-ATTR:hypervisor_hostname"] == "snic0"]
+    assert on_snic
+    before = stack.api("GET", "/v2.1/servers/detail")["servers"]
+    pids = nf_pids(stack, "monitor")
+    stack.agent.stop()
+    stack.platform.set_mgmt_link("snic0", False)
+    try:
+        stack.start_agent()
+        assert stack.api("GET", "/v2.1/servers/detail")["servers"] == before
+        assert recovered(stack)[-1] == (len(before) - len(on_snic), 0, 0, len(on_snic))
+    finally:
+        stack.platform.set_mgmt_link("snic0", True)
+    stack.agent.stop()
+    stack.start_agent()
+    assert stack.api("GET", "/v2.1/servers/detail")["servers"] == before
+    assert nf_pids(stack, "monitor") == pids
+    assert recovered(stack)[-1] == (len(before), 0, 0, 0)
+
+
+def recovered(stack) -> list[tuple[int, ...]]:
+    """What each start of the agent so far said it recovered: (adopted, dead, removed, out of reach)."""
+    pattern = r"inventory: (\d+) adopted, (\d+) dead, (\d+) half-built removed, (\d+) on sides out of reach"
+    return [tuple(map(int, m)) for m in re.findall(pattern, stack.agent.log.read_text())]
+
+
 def test_unoctl_and_metrics_show_what_the_api_does(uno_stack):
     stack = uno_stack(**PLATFORM)
 
