@@ -97,6 +97,7 @@ class FakeNf:
         self.last_remaining = 0
         self.broken = False             # the channel to it broke (its sNIC daemon died): calls fail until reconnect
         self.refused = 0                # reconnects refused before one succeeds (the daemon restarting)
+        self.lose_reply: str | None = None   # the next call of this name is carried out, but its reply is lost
 
     # the packet path
     def _serve(self) -> None:
@@ -150,6 +151,9 @@ class FakeNf:
         """Packets handed over go ahead of what this NF holds (they were sent earlier)."""
         self._serve()
         self.held = list(packets) + self.held
+        if self.lose_reply == "inject":
+            self.lose_reply, self.broken = None, True
+            raise ChannelBroken("ECONNRESET", "inject: timed out", retry_safe=False)
         return len(packets)
 
     def buffer_release(self) -> int:
@@ -219,6 +223,10 @@ class FakeLauncher:
     published: dict[str, str] = dataclasses.field(default_factory=dict)
     stuck_ports: set[tuple[str, str]] = dataclasses.field(default_factory=set)  # their switch never reads them
     kept_ports: set[tuple[str, str]] = dataclasses.field(default_factory=set)   # stopped with keep_port, not removed
+    out_of_reach: set[str] = dataclasses.field(default_factory=set)   # sides that cannot be asked now
+
+    def reachable(self, side: str) -> bool:
+        return side not in self.out_of_reach
 
     def start_nf(self, instance_id: str, binary: str, side: str, port: str, config_text: str | None, *,
                  hold_packets: int | None = None) -> Instance:

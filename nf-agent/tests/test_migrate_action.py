@@ -60,3 +60,31 @@ def test_a_restart_finishes_a_journalled_migration_and_refuses_a_damaged_journal
     world.inventory.update("nf1", status="MIGRATING", migration=None, fault=None)
     assert service.recover()["adopted"] == ["mon"], "MIGRATING with nothing journalled: nothing had started"
     world.assert_lossless_and_running("host")
+
+
+class _Died(BaseException):
+    """The agent stopped at a step (as SIGKILL would stop it): nothing after it runs."""
+
+
+def test_a_restart_with_a_side_out_of_reach_leaves_the_migration_and_one_whose_nfs_died_is_reported(world):
+    """Recovery neither undoes a migration blind nor marks its NF dead while one of its sides cannot be asked (a
+    remote sNIC's link down); once in reach it recovers it. A migration whose NF died meanwhile is reported."""
+    def die(step):
+        if step == "drain":
+            raise _Died(step)
+
+    with pytest.raises(_Died):
+        world.migrator(on_step=die).migrate(world.server, MONITOR, "snic0")
+    service = service_over(world)
+    world.launcher.out_of_reach.add("snic0")
+    assert service.recover()["unreachable"] == ["mon"]
+    assert world.server.status == "MIGRATING" and world.server.migration
+    world.launcher.out_of_reach.clear()
+    assert service.recover()["adopted"] == ["mon"]
+    world.assert_lossless_and_running("snic0")
+
+    with pytest.raises(_Died):
+        world.migrator(on_step=die).migrate(world.server, MONITOR, "host")
+    world.live_nf().alive = False                    # the old NF died while the agent was down
+    assert service.recover()["dead"] == ["mon"]
+    assert world.server.status == "ERROR" and "stopped answering" in world.server.fault

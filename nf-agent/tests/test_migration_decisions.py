@@ -220,3 +220,16 @@ def test_a_remap_back_oneswitch_cannot_do_yet_is_tried_again(world):
         world.migrator(on_step=fail_then_cut).migrate(world.server, MONITOR, "snic0")
     assert world.portmap.unreachable == 0
     world.assert_lossless_and_running("host")
+
+
+def test_a_lost_reply_to_the_rollbacks_inject_still_releases_the_old_nf(world):
+    """The old NF took the packets handed back but its answer was lost (its link went down): the inject is not
+    sent again (that would repeat packets), and the old NF is still released, so it forwards again."""
+    def fail_state(step):
+        if step == "state":
+            world.launcher.controls[world.server.migration["new_control"]].refuse_state = True
+            world.live_nf().lose_reply = "inject"
+
+    with pytest.raises(MigrationError, match="failed at step 'state'"):
+        world.migrator(on_step=fail_state).migrate(world.server, MONITOR, "snic0")
+    world.assert_lossless_and_running("host")

@@ -84,6 +84,10 @@ class Launcher(abc.ABC):
               netns: str | None, *, side: str | None = None) -> bool:
         """Whether the instance (on `side`) still runs."""
 
+    def reachable(self, side: str) -> bool:
+        """Whether `side` can be asked about its instances now (a remote sNIC may be out of reach)."""
+        return True
+
     def nf_control(self, control: str) -> NfControl:
         """A connection to an NF's control channel, `control` as `start_nf` returned it."""
         return NfControl(control)

@@ -242,8 +242,14 @@ class Migrator:
     def run(self, server: Server, flavor: Flavor) -> Server:
         """Carries out the migration `begin` journalled; rolls back and raises MigrationError on failure."""
         target = Journal.of(server.migration).target
-        run = _Run(server, flavor, self.nf_control(server.control),
-                   MigrationReport(server=server.id, source=server.side, target=target))
+        try:
+            old = self.nf_control(server.control)
+        except (NfControlError, OSError) as exc:     # nothing started: it stays where it runs
+            error = MigrationError(f"migration of {server.name} to {target} failed before it started: the NF "
+                                   f"does not answer: {exc}; it stays on {server.side}")
+            self.record.stayed(server.id, str(error))
+            raise error from exc
+        run = _Run(server, flavor, old, MigrationReport(server=server.id, source=server.side, target=target))
         try:
             self._steps(run, STEPS, self.on_step)
         except (AgentError, NfControlError, OSError) as exc:
@@ -312,8 +318,13 @@ class Migrator:
             report.held_by_new = new.buffer_release()
             report.held_until = self.clock()
         elif step == "retire":
-            retired = nf_loss_places(old.stats())
-            report.nf_losses = sum(retired.values()) + nf_losses(new.stats())
+            # Past the release the new NF processes and the move stands: nothing here may roll it back.
+            try:
+                retired = nf_loss_places(old.stats())
+                report.nf_losses = sum(retired.values()) + nf_losses(new.stats())
+            except (NfControlError, OSError) as exc:
+                log.warning("migration of %s: the NFs' loss counters cannot be read: %s", run.server.name, exc)
+                retired = {}
             report.retired_nf_losses = retired
             self.retired_losses[run.server.id].update(retired)
             run.server = self._retire(run.server)
@@ -390,8 +401,12 @@ class Migrator:
         side goes."""
         journal = Journal.of(server.migration)
         self.launcher.publish(server.id, journal.new_control)
-        self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start,
-                           keep_port=True)
+        try:
+            self.launcher.stop(server.instance, "nf", server.side, server.port, server.pid, server.pid_start,
+                               keep_port=True)
+        except AgentError as exc:    # its side is out of reach: the NF is idle there, its port unmapped
+            log.error("migration of %s: the old NF %s on %s cannot be stopped: %s", server.name, server.instance,
+                      server.side, exc)
         self.launcher.forget(server.instance)
         spare = {"side": server.side, "port": server.port}
         replaced = server.spare if server.spare not in (None, spare, _reused(journal)) else None
@@ -423,12 +438,16 @@ class Migrator:
                 _patiently(new, deadline, lambda: self._drain(new, QUIET_S, held.extend))
             except (AgentError, NfControlError, OSError) as exc:
                 log.error("rollback of %s: cannot take back what the new NF holds: %s", server.name, exc)
-        try:
-            if stragglers or held:
+        if stragglers or held:
+            try:
                 _patiently(old, deadline, lambda: old.inject(stragglers + held))
+            except (NfControlError, OSError) as exc:
+                log.error("rollback of %s: %d packets held during the migration may be lost: %s", server.name,
+                          len(stragglers) + len(held), exc)
+        try:     # whatever happened to the packets, the old NF must process again
             _patiently(old, deadline, old.buffer_release)
         except (NfControlError, OSError) as exc:
-            log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
+            log.error("rollback of %s: the old NF does not answer; it may still hold: %s", server.name, exc)
         try:
             self.launcher.stop(journal.new_id, "nf", journal.target, journal.new_port, journal.new_pid,
                                journal.new_pid_start, keep_port=server.spare == _reused(journal))
@@ -460,7 +479,11 @@ class Migrator:
             return self.record.stayed(server.id)
         journal = Journal.of(server.migration)
         old = self.nf_control(server.control)
-        new = self.nf_control(journal.new_control) if journal.new_control else None
+        try:
+            new = self.nf_control(journal.new_control) if journal.new_control else None
+        except BaseException:
+            old.close()
+            raise
         try:
             steps = recovery_steps(journal, self.portmap.mappings().get(server.vport), self._released(new))
             if steps is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from uno_agent.errors import Conflict
 from uno_agent.inventory import Inventory
 from uno_agent.migration_steps import Journal
+from uno_platform.spec import Names
 
 MAX_NF_PORTS = 1000
 
@@ -16,7 +17,7 @@ def free_nf_port(inventory: Inventory, prefix: str) -> str:
     taken = ({s.port for s in servers if s.port} | {Journal.of(s.migration).new_port for s in servers if s.migration}
              | {s.spare["port"] for s in servers if s.spare})
     for k in range(MAX_NF_PORTS):
-        name = f"{prefix}n{k}"
+        name = f"{Names(prefix).nf_port_prefix()}{k}"
         if name not in taken:
             return name
     raise Conflict(f"all {MAX_NF_PORTS} NF port names are in use")

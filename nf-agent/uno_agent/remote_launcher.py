@@ -11,6 +11,7 @@ import logging
 
 from uno_agent.launcher import Instance, ProcessLauncher, platform_call
 from uno_nfs import NfControl
+from uno_platform.errors import PlatformError
 from uno_platform.remote import RemotePlatform
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,15 @@ class RemoteLauncher(ProcessLauncher):
         if not self._remote(side):
             return super().alive(instance_id, kind, pid, pid_start, netns, side=side)
         return platform_call(self.platform.call, side, "alive", id=instance_id)["alive"]
+
+    def reachable(self, side: str) -> bool:
+        if not self._remote(side):
+            return super().reachable(side)
+        try:
+            self.platform.call(side, "ping")
+        except PlatformError:
+            return False
+        return True
 
     def nf_control(self, control: str) -> NfControl:
         if not control.startswith(CONTROL_SCHEME):

@@ -339,6 +339,10 @@ class AgentService:
 
     # -- start-up --------------------------------------------------------------------------
 
+    def _lost_migration(self, server: Server, fault: str) -> None:
+        log.error("server %s: cannot finish or undo its migration: %s", server.name, fault)
+        self.inventory.update(server.id, status="ERROR", migration=None, fault=fault)
+
     def recover(self) -> dict[str, list[str]]:
         """Re-adopt what survived an agent restart; report the dead; launch nothing.
 
@@ -357,18 +361,21 @@ class AgentService:
                     report["removed"].append(server.name)
                     continue
                 if server.status == "MIGRATING" and self.migrator is not None:
+                    sides = {side for side in (server.side, (server.migration or {}).get("target")) if side}
+                    if not all(self.launcher.reachable(side) for side in sides):
+                        log.error("server %s: its migration's sides %s are not all in reach; it stays MIGRATING "
+                                  "until a start of the agent reaches them", server.name, sorted(sides))
+                        report["unreachable"].append(server.name)
+                        continue
                     try:
                         server = self.migrator.recover(server)
                     except JournalError as exc:
-                        log.error("server %s: cannot finish or undo its migration: %s", server.name, exc)
-                        self.inventory.update(server.id, status="ERROR", migration=None,
-                                              fault=f"its migration journal is damaged: {exc}")
+                        self._lost_migration(server, f"its migration journal is damaged: {exc}")
                         report["dead"].append(server.name)
                         continue
-                    except (Unavailable, NfControlError) as exc:
-                        log.error("server %s: cannot reach its NFs to finish or undo its migration (%s); it stays "
-                                  "MIGRATING until a start of the agent reaches them", server.name, exc)
-                        report["unreachable"].append(server.name)
+                    except (AgentError, NfControlError) as exc:   # in reach, yet its NFs do not answer: they died
+                        self._lost_migration(server, f"its NFs stopped answering during a migration: {exc}")
+                        report["dead"].append(server.name)
                         continue
                 try:
                     alive = self.launcher.alive(server.instance, server.kind, server.pid, server.pid_start,

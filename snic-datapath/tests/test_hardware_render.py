@@ -15,8 +15,8 @@ import pytest
 
 from uno_platform import hardware_cli, pki
 from uno_platform.errors import SpecError
-from uno_platform.hardware import netronome, nf_capable, render
-from uno_platform.spec import Names, TestbedSpec, mgmt_links
+from uno_platform.hardware import PROFILES, netronome, render
+from uno_platform.spec import SNIC_MODELS, Names, TestbedSpec, mgmt_links
 from uno_snicd.__main__ import parse_args
 
 SPEC = TestbedSpec(snics=2, wire_ports=2, controller="ssl:10.0.0.9:6653")
@@ -122,7 +122,7 @@ def test_the_daemon_unit_starts_uno_snicd_with_flags_it_accepts(bluefield, tmp_p
         args = parse_args(flags)
         assert args.address == (address(snic_cidr), 7340)
         assert args.client_name == "uno-agent"
-        assert args.bridge == NAMES.switch_bridge(f"snic{i}")
+        assert args.bridge == NAMES.switch_bridge(f"snic{i}") and args.nf_port_prefix == NAMES.nf_port_prefix()
         assert (args.certificate, args.private_key, args.ca_cert) == (
             f"/etc/uno/snic{i}-cert.pem", f"/etc/uno/snic{i}-privkey.pem", "/etc/uno/controllerca.pem")
         assert args.run_dir == pathlib.Path("/run") / service["RuntimeDirectory"] == pathlib.Path("/run/uno-snicd")
@@ -250,12 +250,10 @@ def test_what_the_hardware_cannot_do_is_refused(profile, changes, reason):
         render(TestbedSpec(**changes), profile)
 
 
-def test_nf_capable_and_unknown_profiles():
-    assert nf_capable("bluefield") is True
-    assert nf_capable("netronome") is False
-    for call in (lambda: nf_capable("tile-gx"), lambda: render(TestbedSpec(), "tile-gx")):
-        with pytest.raises(SpecError, match="unknown hardware profile 'tile-gx'"):
-            call()
+def test_every_profile_is_an_snic_model_and_unknown_profiles_are_refused():
+    assert set(PROFILES) <= set(SNIC_MODELS) and SNIC_MODELS["bluefield"] and not SNIC_MODELS["netronome"]
+    with pytest.raises(SpecError, match="unknown hardware profile 'tile-gx'"):
+        render(TestbedSpec(), "tile-gx")
 
 
 def unoctl_render(*argv: str) -> int:

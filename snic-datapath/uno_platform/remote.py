@@ -52,13 +52,14 @@ def _address(cidr: str) -> str:
     return cidr.split("/")[0]
 
 
-def daemon_argv(python: str, sw: str, bridge: str, snic_ip: str, cgroup: SideCgroup, *, etc: str,
+def daemon_argv(python: str, names: Names, sw: str, snic_ip: str, cgroup: SideCgroup, *, etc: str,
                 bin_dir: str) -> list[str]:
     """uno-snicd's command line on sNIC `sw` (its management address `snic_ip`, its keys in `etc`, NF binaries in
     `bin_dir`): what the remote profile runs on its emulated sNICs, and the BlueField render's unit on a DPU."""
     return [python, "-m", "uno_snicd", "--listen", f"{_address(snic_ip)}:{DAEMON_PORT}",
             "--certificate", f"{etc}/{sw}-cert.pem", "--private-key", f"{etc}/{sw}-privkey.pem",
-            "--ca-cert", f"{etc}/controllerca.pem", "--client-name", AGENT_NAME, "--bridge", bridge,
+            "--ca-cert", f"{etc}/controllerca.pem", "--client-name", AGENT_NAME, "--bridge", names.switch_bridge(sw),
+            "--nf-port-prefix", names.nf_port_prefix(),
             "--ovs-rundir", SNIC_OVS_RUNDIR, "--datapath", "veth", "--cgroup-cpu", str(cgroup.cpu),
             "--cgroup-cpuacct", str(cgroup.cpuacct), "--bin-dir", bin_dir, "--run-dir", SNICD_RUN_DIR]
 
@@ -276,7 +277,7 @@ class _RemoteBuilder(_Builder):
         # daemon that dies comes back and knows its NFs again from its run directory.
         argv = [*machine.enter(self.holders[sw]), "sh", "-c", f'while :; do "$@"; sleep {DAEMON_RESTART_S}; done',
                 "uno-snicd", "env", f"PYTHONPATH={machine.LIB}",
-                *daemon_argv(machine.PYTHON, sw, self.names.switch_bridge(sw), self.mgmt[sw][1], cgroup,
+                *daemon_argv(machine.PYTHON, self.names, sw, self.mgmt[sw][1], cgroup,
                              etc=machine.ETC, bin_dir=machine.BIN)]
         with open(self._disk(sw) / "var/log/uno-snicd.log", "ab") as logf:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,

@@ -160,6 +160,10 @@ class Names:
         """The host's end of sNIC i's management link (the remote profile); the sNIC's is MGMT_SNIC_PORT."""
         return f"{self.prefix}m{i}"
 
+    def nf_port_prefix(self) -> str:
+        """What NF ports' names start with (`<prefix>n<k>`): all a sNIC daemon may add or delete."""
+        return f"{self.prefix}n"
+
     def vm_port(self, j: int) -> str:
         return f"{self.prefix}vm{j}"
 

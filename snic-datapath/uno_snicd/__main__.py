@@ -36,6 +36,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="the kind of NF ports (default: %(default)s)")
     parser.add_argument("--cgroup-cpu", required=True, help="the cgroup (cpu controller) NFs run in")
     parser.add_argument("--cgroup-cpuacct", required=True, help="the same cgroup's cpuacct directory")
+    parser.add_argument("--nf-port-prefix", required=True,
+                        help="what NF ports' names start with: the only ports the agent may add, delete or plug an NF "
+                             "into")
     parser.add_argument("--bin-dir", required=True, type=pathlib.Path, help="where the NF binaries are")
     parser.add_argument("--run-dir", required=True, type=pathlib.Path,
                         help="where NF control sockets, configs and logs go (made root-only)")
@@ -61,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         tls = wire.context(ssl.Purpose.CLIENT_AUTH, args.certificate, args.private_key, args.ca_cert)
         side = SwitchSide(OvsInstance(args.ovs_rundir, None), args.bridge, None,
                           SideCgroup(args.cgroup_cpu, args.cgroup_cpuacct), args.datapath)
-        server = Server(args.address, tls, args.client_name, SnicDaemon(side, args.bin_dir, args.run_dir))
+        daemon = SnicDaemon(side, args.bin_dir, args.run_dir, args.nf_port_prefix)
+        server = Server(args.address, tls, args.client_name, daemon)
     except (OSError, ValueError, ssl.SSLError) as exc:
         print(f"uno-snicd: {exc}", file=sys.stderr)
         return 1

@@ -5,7 +5,7 @@ import socket
 import ssl
 import threading
 
-from uno_nfs.control import peer_closed
+from uno_nfs.control import abort, peer_closed
 from uno_snicd import wire
 
 CONNECT_TIMEOUT = 5.0
@@ -36,11 +36,12 @@ class SnicClient:
             raw = socket.create_connection(self.address, timeout=CONNECT_TIMEOUT)
         except OSError as exc:
             raise RemoteError(f"sNIC daemon at {self.address[0]}:{self.address[1]}: {exc}") from None
+        sock = None
         try:
-            sock = self.tls.wrap_socket(raw)
+            sock = self.tls.wrap_socket(raw)     # takes over raw's descriptor
             wire.check_peer(sock, self.daemon_name)
         except (OSError, wire.ChannelError) as exc:
-            raw.close()
+            (sock or raw).close()
             raise RemoteError(f"sNIC daemon at {self.address[0]}:{self.address[1]}: {exc}") from None
         sock.settimeout(REQUEST_TIMEOUT)
         return sock
@@ -58,7 +59,8 @@ class SnicClient:
                 if reply is None:
                     raise wire.ChannelError("the daemon closed the connection")
             except (OSError, wire.ChannelError) as exc:
-                self.close()
+                abort(self._sock)   # a request that timed out must not reach the daemon later (a link back up)
+                self._sock = None
                 raise RemoteError(f"sNIC daemon: {op}: {exc}") from None
         if "error" in reply:
             raise RemoteError(f"sNIC daemon: {op}: {reply['error']}")
@@ -74,7 +76,7 @@ class SnicClient:
             wire.send(sock, {"op": "control", "id": instance_id})
             reply = wire.recv(sock)
         except (OSError, wire.ChannelError) as exc:
-            sock.close()
+            abort(sock)
             raise ControlUnreachable(f"sNIC daemon: control {instance_id}: {exc}") from None
         if reply is None or "error" in reply:
             sock.close()

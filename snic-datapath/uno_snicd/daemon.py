@@ -30,8 +30,16 @@ from uno_snicd import wire
 
 log = logging.getLogger(__name__)
 
-MAX_CONNECTIONS = 32           # beyond this a new connection is closed at once: memory stays bounded
-HANDSHAKE_TIMEOUT = 10.0
+MAX_CONNECTIONS = 32           # authenticated connections; beyond this a new one is closed: memory stays bounded
+MAX_HANDSHAKES = 8             # connections not authenticated yet, counted apart: anyone who can reach the address
+HANDSHAKE_TIMEOUT = 3.0        # may open them, and they must not take the agent's places
+CONTROL_CONNECT_TIMEOUT = 5.0  # an NF whose control socket does not accept (its backlog full)
+# A peer that vanished (a host that crashed, a link down for good) is found out and its connection closed, freeing
+# its place and the NF's control client: probes after 10 s idle, every 5 s, 3 unanswered; unacknowledged data
+# gives up after 30 s.
+KEEPALIVE = ((socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1), (socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 10),
+             (socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 5), (socket.IPPROTO_TCP, socket.TCP_KEEPCNT, 3),
+             (socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, 30_000))
 READY_TIMEOUT = 10.0
 MAX_CONFIG = 1 << 20
 MAX_HOLD = 1 << 20
@@ -49,27 +57,38 @@ class NfTable:
 
     def __init__(self, path: pathlib.Path):
         self.path = path
-        self.nfs: dict[str, dict] = {}
-        if path.exists():
-            self.nfs = json.loads(path.read_text())
+        self._nfs: dict[str, dict] = json.loads(path.read_text()) if path.exists() else {}
+        self._lock = threading.Lock()     # readers do not wait for a start (the daemon's lock): a copy each
+
+    def get(self, instance_id: str) -> dict | None:
+        with self._lock:
+            return self._nfs.get(instance_id)
+
+    def all(self) -> dict[str, dict]:
+        with self._lock:
+            return dict(self._nfs)
 
     def put(self, instance_id: str, entry: dict | None) -> None:
-        if entry is None:
-            self.nfs.pop(instance_id, None)
-        else:
-            self.nfs[instance_id] = entry
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.nfs))
-        os.replace(tmp, self.path)
+        with self._lock:
+            if entry is None:
+                self._nfs.pop(instance_id, None)
+            else:
+                self._nfs[instance_id] = entry
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self._nfs))
+            os.replace(tmp, self.path)
 
 
 class SnicDaemon:
     """What the requests do. `bin_dir` holds the NF binaries; `run_dir` the NFs' control sockets, configs and
     logs (reachable by root only)."""
 
-    def __init__(self, side: SwitchSide, bin_dir: pathlib.Path, run_dir: pathlib.Path):
-        self.side, self.bin_dir, self.run_dir = side, bin_dir, run_dir
+    def __init__(self, side: SwitchSide, bin_dir: pathlib.Path, run_dir: pathlib.Path, port_prefix: str):
+        # only ports named `port_prefix`...: the sNIC's other interfaces (its uplinks, its PCIe and management
+        # links) are not the agent's to add, delete or plug an NF into
+        self.side, self.bin_dir, self.run_dir, self.port_prefix = side, bin_dir, run_dir, port_prefix
         run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        run_dir.chmod(0o700)      # made root-only even if it was there
         self.table = NfTable(run_dir / "nfs.json")
         self.lock = threading.Lock()      # one change of NFs or ports at a time
         self.children: dict[int, subprocess.Popen] = {}
@@ -88,34 +107,36 @@ class SnicDaemon:
 
     def op_add_port(self, request: dict) -> dict:
         with self.lock:
-            created = self.side.add_port(_port(request))
+            created = self.side.add_port(self._port(request))
         return {"name": created["name"], "ofport": created["ofport"]}
 
     def op_remove_port(self, request: dict) -> dict:
         with self.lock:
-            self.side.remove_port(_port(request))
+            self.side.remove_port(self._port(request))
         return {}
 
     def op_port_up(self, request: dict) -> dict:
-        return {"up": self.side.port_up(_port(request))}
+        return {"up": self.side.port_up(self._port(request))}
 
     def op_port_backlog(self, request: dict) -> dict:
-        return {"bytes": self.side.port_backlog(_port(request))}
+        return {"bytes": self.side.port_backlog(self._port(request))}
 
     def op_cpu_seconds(self, request: dict) -> dict:
         return {"seconds": self.side.cgroup.usage_seconds()}
 
     def op_start_nf(self, request: dict) -> dict:
-        instance_id, port = _instance(request), _port(request)
+        instance_id, port = _instance(request), self._port(request)
         binary = self._binary(request.get("binary"))
         config_text, hold = request.get("config"), request.get("hold_packets")
         if config_text is not None and (not isinstance(config_text, str) or len(config_text) > MAX_CONFIG):
-            raise RequestError(f"config must be a string of at most {MAX_CONFIG} bytes")
+            raise RequestError(f"config must be a string of at most {MAX_CONFIG} characters")
         if hold is not None and (not isinstance(hold, int) or isinstance(hold, bool) or not 1 <= hold <= MAX_HOLD):
             raise RequestError(f"hold_packets must be an integer between 1 and {MAX_HOLD}")
         with self.lock:
-            if instance_id in self.table.nfs:
+            if self.table.get(instance_id) is not None:
                 raise RequestError(f"NF {instance_id} already runs")
+            if any(entry["port"] == port for entry in self.table.all().values()):
+                raise RequestError(f"port {port} is another NF's")
             created = self.side.add_port(port)
             try:
                 entry = self._start(instance_id, binary, created, config_text, hold)
@@ -129,7 +150,7 @@ class SnicDaemon:
     def op_stop_nf(self, request: dict) -> dict:
         instance_id, keep_port = _instance(request), bool(request.get("keep_port", False))
         with self.lock:
-            entry = self.table.nfs.get(instance_id)
+            entry = self.table.get(instance_id)
             if entry is None:
                 return {"stopped": False}
             system.stop_process(entry["pid"], entry["pid_start"])
@@ -156,27 +177,36 @@ class SnicDaemon:
                                     pcie_ports=pcie_ports)
 
     def op_alive(self, request: dict) -> dict:
-        entry = self.table.nfs.get(_instance(request))
+        entry = self.table.get(_instance(request))
         return {"alive": entry is not None and system.is_alive(entry["pid"], entry["pid_start"])}
 
     def op_list(self, request: dict) -> dict:
         return {"nfs": {i: {**e, "alive": system.is_alive(e["pid"], e["pid_start"])}
-                        for i, e in self.table.nfs.items()}}
+                        for i, e in self.table.all().items()}}
 
     def control_socket(self, request: dict) -> socket.socket:
         """A connection to the NF's control socket (for a `control` request)."""
         instance_id = _instance(request)
-        if instance_id not in self.table.nfs:
+        if self.table.get(instance_id) is None:
             raise RequestError(f"no NF {instance_id}")
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(CONTROL_CONNECT_TIMEOUT)
         try:
             sock.connect(str(self._control(instance_id)))
         except OSError as exc:
             sock.close()
             raise RequestError(f"NF {instance_id} does not answer: {exc}") from None
+        sock.settimeout(None)
         return sock
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def _port(self, request: dict) -> str:
+        value = request.get("port")
+        if not isinstance(value, str) or not _PORT.match(value) or not value.startswith(self.port_prefix):
+            raise RequestError(f"port must be an NF port ({self.port_prefix}..., matching {_PORT.pattern}), "
+                               f"not {value!r}")
+        return value
 
     def _binary(self, name: object) -> pathlib.Path:
         if not isinstance(name, str) or not _ID.match(name):
@@ -217,38 +247,34 @@ def _instance(request: dict) -> str:
     return value
 
 
-def _port(request: dict) -> str:
-    value = request.get("port")
-    if not isinstance(value, str) or not _PORT.match(value):
-        raise RequestError(f"port must match {_PORT.pattern}, not {value!r}")
-    return value
+
 
 
 # -- the server ------------------------------------------------------------------------------
 
 class Server(socketserver.ThreadingTCPServer):
-    """Accepts TLS connections from the client named `client_name` only."""
+    """Accepts TLS connections from the client named `client_name` only.
+
+    A connection holds one of MAX_HANDSHAKES places until its handshake ends (at most HANDSHAKE_TIMEOUT), then,
+    authenticated, one of MAX_CONNECTIONS: connections that never authenticate, which any process that reaches
+    the address can open, cannot take the agent's places (they can still delay its new connections by filling
+    the handshake places, HANDSHAKE_TIMEOUT at a time)."""
 
     daemon_threads = True
     allow_reuse_address = True
 
     def __init__(self, address: tuple[str, int], tls: ssl.SSLContext, client_name: str, daemon: SnicDaemon):
         self.tls, self.client_name, self.snicd = tls, client_name, daemon
+        self.handshakes = threading.BoundedSemaphore(MAX_HANDSHAKES)
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__(address, _Connection)
 
     def process_request(self, request, client_address) -> None:
-        if not self.slots.acquire(blocking=False):
-            log.warning("refused a connection from %s: %d connections open", client_address[0], MAX_CONNECTIONS)
+        if not self.handshakes.acquire(blocking=False):
+            log.warning("refused a connection from %s: %d handshakes under way", client_address[0], MAX_HANDSHAKES)
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
-
-    def process_request_thread(self, request, client_address) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.slots.release()
 
 
 class _Connection(socketserver.BaseRequestHandler):
@@ -256,20 +282,38 @@ class _Connection(socketserver.BaseRequestHandler):
 
     def handle(self) -> None:
         peer = self.client_address[0]
-        self.request.settimeout(HANDSHAKE_TIMEOUT)
         try:
-            sock = self.server.tls.wrap_socket(self.request, server_side=True)
-            wire.check_peer(sock, self.server.client_name)
+            sock = self._authenticated()
         except (OSError, wire.ChannelError) as exc:
             log.warning("refused a connection from %s: %s", peer, exc)
             return
-        sock.settimeout(None)
+        finally:
+            self.server.handshakes.release()
+        if not self.server.slots.acquire(blocking=False):
+            log.warning("refused a connection from %s: %d connections open", peer, MAX_CONNECTIONS)
+            sock.close()
+            return
         try:
             self._serve(sock)
         except (OSError, wire.ChannelError) as exc:
             log.info("connection from %s ended: %s", peer, exc)
         finally:
             sock.close()
+            self.server.slots.release()
+
+    def _authenticated(self) -> ssl.SSLSocket:
+        """The connection over TLS, its peer the agent; OSError or ChannelError (the connection closed) if not."""
+        for level, option, value in KEEPALIVE:
+            self.request.setsockopt(level, option, value)
+        self.request.settimeout(HANDSHAKE_TIMEOUT)
+        sock = self.server.tls.wrap_socket(self.request, server_side=True)    # takes over the descriptor
+        try:
+            wire.check_peer(sock, self.server.client_name)
+        except wire.ChannelError:
+            sock.close()
+            raise
+        sock.settimeout(None)
+        return sock
 
     def _serve(self, sock: ssl.SSLSocket) -> None:
         daemon = self.server.snicd

@@ -18,9 +18,11 @@ from uno_nfs import ChannelBroken, NfControl
 from uno_platform import pki
 from uno_platform.errors import PlatformError
 from uno_platform.remote import AGENT_NAME, OVSDB_PORT
+from uno_platform.spec import Names
 from uno_platform.system import wait_for
 from uno_snicd import wire
 from uno_snicd.client import RemoteError, SnicClient
+from uno_snicd.daemon import HANDSHAKE_TIMEOUT
 
 pytestmark = pytest.mark.platform
 
@@ -39,6 +41,11 @@ def on_snic(platform, *argv: str, user: str | None = None) -> subprocess.Complet
     holder = str(platform.remote("snic0")["holder"])
     return subprocess.run(["nsenter", "-t", holder, "-m", "-n", "--", *drop, *argv], capture_output=True,
                           text=True, timeout=30)
+
+
+def nf_port(platform, name: str) -> str:
+    """An NF port's name on `platform` (the only ports its sNIC daemon adds, deletes or plugs NFs into)."""
+    return Names(platform.prefix).nf_port_prefix() + name
 
 
 def daemon_address(platform) -> tuple[str, int]:
@@ -97,7 +104,7 @@ def test_the_daemon_answers_only_the_agents_certificate(remote, tmp_path):
 
 def test_snic_processes_other_than_the_daemon_cannot_launch_read_state_or_connect(remote):
     client = remote.client("snic0")
-    client.call("start_nf", id="nf-a", binary="noop", port="nfa")
+    client.call("start_nf", id="nf-a", binary="noop", port=nf_port(remote, "a"))
     try:
         # A process on the sNIC without the daemon's rights: no key, no NF control socket, no daemon, no ovsdb.
         assert on_snic(remote, "cat", "/srv/etc/uno/snic0-privkey.pem", user="nobody").returncode != 0
@@ -133,24 +140,34 @@ def test_ovsdb_of_the_snic_is_reached_over_ssl_with_the_hosts_certificate_only(r
 
 def test_nf_on_the_snic_is_started_and_controlled_through_the_daemon(remote):
     client = remote.client("snic0")
-    started = client.call("start_nf", id="nf-b", binary="monitor", port="nfb", hold_packets=64)
+    started = client.call("start_nf", id="nf-b", binary="monitor", port=nf_port(remote, "b"), hold_packets=64)
     assert started["ofport"] in [int(x) for x in remote.vsctl("snic0", "--columns=ofport", "find", "Interface",
-                                                                "name=nfb").split()[-1:]]
+                                                                f"name={nf_port(remote, 'b')}").split()[-1:]]
     with NfControl("snic0/nf-b", connect=lambda: client.control("nf-b")) as nf:
         assert nf.ping() and nf.stats()["nf"] == "monitor"
         assert nf.stats()["buffer_state"] != "off"          # started as a migration target: it holds
     assert client.call("alive", id="nf-b")["alive"]
-    assert remote.port_backlog("snic0", "nfb") == 0 and remote.port_up("snic0", "nfb")
+    assert remote.port_backlog("snic0", nf_port(remote, "b")) == 0 and remote.port_up("snic0", nf_port(remote, "b"))
     with pytest.raises(RemoteError, match="already runs"):
-        client.call("start_nf", id="nf-b", binary="monitor", port="nfc")
+        client.call("start_nf", id="nf-b", binary="monitor", port=nf_port(remote, "c"))
+    # the sNIC's own interfaces are not the agent's: neither its PCIe link end nor its management link
+    pcie_end = remote.description["pcie_links"][0]["snic_port"]
+    for port in (pcie_end, "tmfifo_net0"):
+        with pytest.raises(RemoteError, match="must be an NF port"):
+            client.call("start_nf", id="nf-c", binary="monitor", port=port)
+        with pytest.raises(RemoteError, match="must be an NF port"):
+            client.call("remove_port", port=port)
+    assert pcie_end in remote.vsctl("snic0", "list-ports", remote.switch("snic0")["bridge"]).split()
+    with pytest.raises(RemoteError, match="another NF's"):
+        client.call("start_nf", id="nf-c", binary="monitor", port=nf_port(remote, "b"))
     with pytest.raises(RemoteError, match="binary must be"):
-        client.call("start_nf", id="nf-c", binary="../../bin/sh", port="nfc")
+        client.call("start_nf", id="nf-c", binary="../../bin/sh", port=nf_port(remote, "c"))
     with pytest.raises(RemoteError, match="did not start"):
-        client.call("start_nf", id="nf-c", binary="l7fw", port="nfc", config="no such keyword\n")
-    assert "nfc" not in remote.vsctl("snic0", "list-ports", remote.switch("snic0")["bridge"]).split()
+        client.call("start_nf", id="nf-c", binary="l7fw", port=nf_port(remote, "c"), config="no such keyword\n")
+    assert nf_port(remote, "c") not in remote.vsctl("snic0", "list-ports", remote.switch("snic0")["bridge"]).split()
     assert client.call("stop_nf", id="nf-b")["stopped"]
     assert not client.call("alive", id="nf-b")["alive"]
-    assert "nfb" not in remote.vsctl("snic0", "list-ports", remote.switch("snic0")["bridge"]).split()
+    assert nf_port(remote, "b") not in remote.vsctl("snic0", "list-ports", remote.switch("snic0")["bridge"]).split()
     with pytest.raises(PlatformError, match="daemon starts the NFs"):
         remote.spawn("snic0", ["true"])
     assert remote.cpu_seconds()["snic0"] > 0
@@ -160,7 +177,7 @@ def test_a_restarted_daemon_knows_its_nfs_and_the_agents_channels_come_back(remo
     """The daemon dies (SIGKILL) with an NF running and a control channel open: the sNIC's init starts it
     again, it lists the same NF, the channel fails once without sending, and made again it reaches the same NF."""
     client = remote.client("snic0")
-    started = client.call("start_nf", id="nf-r", binary="monitor", port="nfr")
+    started = client.call("start_nf", id="nf-r", binary="monitor", port=nf_port(remote, "r"))
     nf = NfControl("snic0/nf-r", connect=lambda: client.control("nf-r"))
     try:
         assert nf.ping()
@@ -185,6 +202,25 @@ def _pid_or_none(client: SnicClient) -> int | None:
         return client.call("ping")["pid"]
     except RemoteError:
         return None
+
+
+def test_connections_that_never_authenticate_do_not_lock_the_agent_out(remote):
+    """Anyone who reaches the daemon's address can open TCP connections: they take handshake places only, which
+    time out, so the agent's connection keeps working and a new one is accepted once they did."""
+    client = remote.client("snic0")
+    assert client.call("ping")
+    squatters = [socket.create_connection(daemon_address(remote), timeout=5) for _ in range(60)]
+    try:
+        assert client.call("ping")                          # the agent's open connection is not disturbed
+        time.sleep(HANDSHAKE_TIMEOUT + 1.0)                 # the squatters' handshakes time out
+        creds = remote.description["remote"]
+        fresh = SnicClient(daemon_address(remote), wire.context(ssl.Purpose.SERVER_AUTH, creds["certificate"],
+                                                                creds["private_key"], creds["ca_cert"]), "snic0")
+        assert fresh.call("ping")
+        fresh.close()
+    finally:
+        for sock in squatters:
+            sock.close()
 
 
 def test_the_loss_report_counts_the_snics_drops_through_its_daemon(remote):
@@ -214,7 +250,7 @@ def test_the_management_link_carries_no_plaintext_control_or_state(remote, tmp_p
     try:
         time.sleep(1.0)   # tcpdump is listening once it has opened the interface
         client = remote.client("snic0")
-        client.call("start_nf", id="nf-d", binary="l7fw", port="nfd", config=f"# {marker}\n")
+        client.call("start_nf", id="nf-d", binary="l7fw", port=nf_port(remote, "d"), config=f"# {marker}\n")
         with NfControl("snic0/nf-d", connect=lambda: client.control("nf-d")) as nf:
             state = nf.state_get()
             nf.state_put(state, replace=True)

@@ -39,8 +39,17 @@ class ChannelBroken(NfControlError):
         self.retry_safe = retry_safe
 
 
-# requests that move packets: carried out twice, they would lose or repeat them
-_NOT_REPEATABLE = ("buffer take", "inject", "buffer release")
+# requests that move packets: carried out twice, they would lose or repeat them (a release is only a state change)
+_NOT_REPEATABLE = ("buffer take", "inject")
+
+
+def abort(sock: socket.socket) -> None:
+    """Close `sock` with a reset (SO_LINGER 0): what it has not sent yet is dropped, not sent later."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    except OSError:
+        pass   # not a socket that lingers (a Unix one): closing it drops what is unsent anyway
+    sock.close()
 
 
 def peer_closed(sock: socket.socket) -> bool:
@@ -145,6 +154,13 @@ class NfControl:
             self.sock.close()
             self.sock = None
 
+    def _abort(self) -> None:
+        """Close a connection that failed with a reset, dropping what it has not sent: a request that timed out
+        must not reach the NF later, once a link is back, after what the caller did since."""
+        if self.sock is not None:
+            abort(self.sock)
+            self.sock = None
+
     def __enter__(self) -> NfControl:
         return self
 
@@ -167,19 +183,19 @@ class NfControl:
         and the reply body.  ChannelBroken if the connection failed (it is
         not made again: see `reconnect`)."""
         if self.sock is None or peer_closed(self.sock):
-            self.close()   # the NF, or the daemon carrying the connection, went away since the last reply
+            self._abort()   # the NF, or the daemon carrying the connection, went away since the last reply
             raise ChannelBroken("ECONNRESET", f"{self.path}: connection closed", retry_safe=True)
         msg = line.encode() + b"\n" + body
         try:
             self.sock.sendall(struct.pack("!I", len(msg)) + msg)
         except OSError as exc:     # a request cut short is not carried out
-            self.close()
+            self._abort()
             raise ChannelBroken("ECONNRESET", f"{self.path}: {exc}", retry_safe=True) from exc
         try:
             (n,) = struct.unpack("!I", self._recv_exactly(4))
             reply = self._recv_exactly(n)
         except OSError as exc:     # timed out or closed: the NF may have carried out the request
-            self.close()
+            self._abort()
             raise ChannelBroken("ECONNRESET", f"{self.path}: {line.split()[0]}: {exc}",
                                 retry_safe=not line.startswith(_NOT_REPEATABLE)) from exc
         status, _, rest = reply.partition(b"\n")

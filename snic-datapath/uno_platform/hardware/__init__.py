@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from uno_platform.errors import SpecError
 from uno_platform.hardware import bluefield, netronome
-from uno_platform.spec import SNIC_MODELS, TestbedSpec
+from uno_platform.spec import TestbedSpec
 
 PROFILES = {"bluefield": bluefield, "netronome": netronome}
 
@@ -25,8 +25,3 @@ def render(spec: TestbedSpec, profile: str) -> dict[str, str]:
     spec.validate()
     return module.render(spec)
 
-
-def nf_capable(profile: str) -> bool:
-    """Whether NFs can run on `profile`'s sNIC (else the placement must pin every NF to the host)."""
-    _profile(profile)
-    return SNIC_MODELS[profile]

@@ -115,7 +115,7 @@ def _snic_script(spec: TestbedSpec, names: Names, i: int, host_ip: str, snic_ip:
 
 def _daemon_unit(names: Names, sw: str, snic_ip: str) -> str:
     cgroup = SideCgroup.for_name(names.cgroup(sw))
-    argv = remote.daemon_argv(PYTHON, sw, names.switch_bridge(sw), snic_ip, cgroup, etc=ETC, bin_dir=BIN)
+    argv = remote.daemon_argv(PYTHON, names, sw, snic_ip, cgroup, etc=ETC, bin_dir=BIN)
     return f"""[Unit]
 Description=UNO sNIC daemon of {sw} (uno-snicd)
 Wants=network-online.target {OVS_SERVICE}.service
