@@ -26,6 +26,9 @@
 #define HOUSEKEEPING_NS 100000000ull
 #define EXPIRE_PER_ROUND 10000
 #define RELEASE_PER_ROUND (4 * NF_BATCH_MAX)
+/* Bursts read before a control request is answered: a burst reads one ring
+ * block at most, and what came before the request may fill several. */
+#define RECEIVE_BEFORE_ANSWER_MAX 1024
 #define TX_WAIT_NS 100000000ull         /* For ring space, before dropping. */
 #define MAX_POLLFDS (NF_PORT_MAX + CTL_MAX_CLIENTS + 1)
 /* A polled port (DPDK) has no descriptor to wake the loop.  As Open vSwitch's
@@ -470,8 +473,12 @@ run(struct nfrt *rt)
             /* The ports first: an answer (the idle time in stats, the packets
              * a take returns) then covers every packet that reached them
              * before the request, also one that came during a nap on a
-             * polled port, which has no descriptor to wake the loop. */
-            receive(rt);
+             * polled port, which has no descriptor to wake the loop. Read
+             * until they are empty: a burst stops at the end of a ring block
+             * (5 packets were answered as 1 when the kernel had handed them
+             * over in two blocks). */
+            for (int i = 0; i < RECEIVE_BEFORE_ANSWER_MAX && receive(rt); i++) {
+            }
             ctl_server_run(rt->ctl, fds + first_ctl, n - first_ctl);
         }
 

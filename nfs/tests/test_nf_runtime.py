@@ -143,22 +143,27 @@ def test_unparsed_packets_are_counted_and_follow_the_policy(ns, tmp_path, policy
     assert nf.alive()
 
 
-def test_an_answer_covers_the_packets_that_reached_the_ports_before_the_request(ns, tmp_path):
+@pytest.mark.parametrize("bursts", [(5,), (2, 3)])
+def test_an_answer_covers_the_packets_that_reached_the_ports_before_the_request(ns, tmp_path, bursts):
     """A migration asks the old NF whether it has been quiet (`idle_us`) and takes what it holds: the answer
     must count packets that were waiting on its port when the request came. Stopped (as a busy host
-    deschedules it) while both arrive, the NF reads its ports before it answers."""
+    deschedules it) while both arrive, the NF reads its ports before it answers, every ring block of them: bursts
+    further apart than the kernel's 1 ms block timeout come in blocks of their own."""
     wire = ns.wire()
     nf = ns.start_nf("noop", tmp_path)
     time.sleep(0.2)  # idle: waiting in ppoll for its port and control socket
     nf.proc.send_signal(signal.SIGSTOP)
     answer = {}
     try:
-        wire.send([udp(i) for i in range(5)])
-        time.sleep(0.05)  # the kernel hands the ring block over after 1 ms
+        sent = 0
+        for size in bursts:
+            wire.send([udp(sent + i) for i in range(size)])
+            sent += size
+            time.sleep(0.05)  # the kernel hands the ring block over after 1 ms
         asking = threading.Thread(target=lambda: answer.update(nf.ctl.stats()))
         asking.start()
         time.sleep(0.05)  # the request waits on the control socket too
     finally:
         nf.proc.send_signal(signal.SIGCONT)
     asking.join(timeout=10)
-    assert answer["rx"] == 5
+    assert answer["rx"] == sum(bursts)
