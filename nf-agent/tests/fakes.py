@@ -141,6 +141,12 @@ class FakeNf:
         self.last_remaining = len(self.held)
         return taken
 
+    def buffer_take_all(self, into: list) -> list[int]:
+        into += self.buffer_take()
+        while self.last_remaining:
+            into += self.buffer_take()
+        return into
+
     def reconnect(self) -> None:
         if self.refused:
             self.refused -= 1

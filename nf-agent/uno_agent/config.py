@@ -11,7 +11,7 @@ import dataclasses
 import json
 import pathlib
 
-from uno_agent.migration_steps import CRASH_FAULTS, FAULTS, REMOTE_FAULTS
+from uno_agent.migration_steps import ALL_FAULTS
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -107,9 +107,8 @@ def _typed(raw: dict, path: str, kind: type, *, optional: bool = False):
 def _faults(entries: list) -> dict[str, str]:
     faults = {}
     for entry in entries:
-        if not isinstance(entry, str) or entry not in FAULTS + CRASH_FAULTS + REMOTE_FAULTS:
-            raise ConfigError(f"migration_faults: {entry!r} is not one of "
-                              f"{', '.join(FAULTS + CRASH_FAULTS + REMOTE_FAULTS)}")
+        if not isinstance(entry, str) or entry not in ALL_FAULTS:
+            raise ConfigError(f"migration_faults: {entry!r} is not one of {', '.join(ALL_FAULTS)}")
         step, action = entry.split("=")
         faults[step] = action
     return faults

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 
 from uno_agent.migration import HOLD_BOUND_S, kill_and_wait
-from uno_agent.migration_steps import CRASH_FAULTS, FAULTS, REMOTE_FAULTS
+from uno_agent.migration_steps import ALL_FAULTS, REMOTE_FAULTS
 
 MGMT_CUT_S = 4.0      # how long cut-mgmt-link keeps the link down: longer than an NF request's timeout across it
                       # (remote_launcher.REMOTE_CONTROL_TIMEOUT_S), so the request under way fails
@@ -68,14 +68,14 @@ class _Control(_Delegate):
 
 class FaultInjector:
     """Injects `faults` (step -> fault, as the configuration's `migration_faults`; each "step=fault" one of
-    FAULTS and CRASH_FAULTS) into the migrations of a Migrator built with `on_step` and the parts this wraps."""
+    ALL_FAULTS) into the migrations of a Migrator built with `on_step` and the parts this wraps."""
 
     def __init__(self, faults: dict[str, str], platform=None):
         """`platform`: the remote platform whose sNICs REMOTE_FAULTS act on."""
-        known = FAULTS + CRASH_FAULTS + REMOTE_FAULTS
         given = {f"{step}={fault}" for step, fault in faults.items()}
-        if given - set(known):
-            raise ValueError(f"unknown migration faults {sorted(given - set(known))} (have: {', '.join(known)})")
+        if given - set(ALL_FAULTS):
+            raise ValueError(f"unknown migration faults {sorted(given - set(ALL_FAULTS))} "
+                             f"(have: {', '.join(ALL_FAULTS)})")
         self.snics = [sw["id"] for sw in platform.description["switches"] if "machine" in sw] if platform else []
         if given & set(REMOTE_FAULTS) and not self.snics:
             raise ValueError(f"migration faults {sorted(given & set(REMOTE_FAULTS))} need the remote platform profile")

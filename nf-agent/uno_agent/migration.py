@@ -139,13 +139,6 @@ def check_hold(held: int, capacity: int, waited_s: float) -> None:
                                 f"{HOLD_BOUND_S:g} s")
 
 
-def _take_held(nf: NfControl, into: list) -> None:
-    """Append what `nf` holds to `into`, one take at a time (what was taken stays taken if a later one fails)."""
-    into.extend(nf.buffer_take())
-    while nf.last_remaining:
-        into.extend(nf.buffer_take())
-
-
 def _patiently(nf: NfControl, deadline: float, call: Callable[[], object]):
     """call(), made again while `nf`'s control channel is broken and comes back before `deadline` (monotonic): a
     restarting sNIC daemon, a management link down for a moment. A call whose lost reply makes repeating it
@@ -427,7 +420,7 @@ class Migrator:
         deadline = time.monotonic() + ROLLBACK_PATIENCE_S
         stragglers: list = []
         try:
-            _patiently(old, deadline, lambda: (old.buffer_start(), _take_held(old, stragglers)))
+            _patiently(old, deadline, lambda: (old.buffer_start(), old.buffer_take_all(stragglers)))
         except (NfControlError, OSError) as exc:
             log.error("rollback of %s: the old NF does not answer: %s", server.name, exc)
         if journal.moved():

@@ -17,6 +17,7 @@ FAULTS = ("start=kill-new-nf", "state=corrupt-state", "remap=bad-port", "state=s
 REMOTE_FAULTS = ("state=kill-snic-daemon", "state=cut-mgmt-link")
 # the agent itself dies (SIGKILL) as a step begins: its restart must finish or undo the migration
 CRASH_FAULTS = tuple(f"{step}=crash-agent" for step in STEPS)
+ALL_FAULTS = FAULTS + CRASH_FAULTS + REMOTE_FAULTS
 
 
 class JournalError(ValueError):

@@ -24,7 +24,7 @@ import time
 
 import uno_platform
 from uno_platform import losses as drops
-from uno_platform import machine, system
+from uno_platform import machine, pki, system
 from uno_platform.cgroups import SideCgroup, preexec_join
 from uno_platform.emulated import EmulatedPlatform, _Builder
 from uno_platform.errors import PlatformError, SpecError
@@ -56,8 +56,9 @@ def daemon_argv(python: str, names: Names, sw: str, snic_ip: str, cgroup: SideCg
                 bin_dir: str) -> list[str]:
     """uno-snicd's command line on sNIC `sw` (its management address `snic_ip`, its keys in `etc`, NF binaries in
     `bin_dir`): what the remote profile runs on its emulated sNICs, and the BlueField render's unit on a DPU."""
+    installed = pki.Pki(pathlib.Path(etc))     # as `unoctl pki create` says to install them
     return [python, "-m", "uno_snicd", "--listen", f"{_address(snic_ip)}:{DAEMON_PORT}",
-            "--certificate", f"{etc}/{sw}-cert.pem", "--private-key", f"{etc}/{sw}-privkey.pem",
+            "--certificate", str(installed.certificate(sw)), "--private-key", str(installed.private_key(sw)),
             "--ca-cert", f"{etc}/controllerca.pem", "--client-name", AGENT_NAME, "--bridge", names.switch_bridge(sw),
             "--nf-port-prefix", names.nf_port_prefix(),
             "--ovs-rundir", SNIC_OVS_RUNDIR, "--datapath", "veth", "--cgroup-cpu", str(cgroup.cpu),

@@ -8,6 +8,7 @@ import ipaddress
 import pathlib
 import socket
 import ssl
+import struct
 import subprocess
 import time
 
@@ -202,6 +203,36 @@ def _pid_or_none(client: SnicClient) -> int | None:
         return client.call("ping")["pid"]
     except RemoteError:
         return None
+
+
+def test_the_daemon_answers_garbage_from_the_agent_and_survives_a_client_that_dies_halfway(remote):
+    """With the agent's certificate, a client that sends non-JSON, a JSON array, an unknown request, an oversized
+    length, or half a message and dies: each such connection is answered or closed, and the daemon serves on."""
+    creds = remote.description["remote"]
+    tls = wire.context(ssl.Purpose.SERVER_AUTH, creds["certificate"], creds["private_key"], creds["ca_cert"])
+    client = SnicClient(daemon_address(remote), tls, "snic0")
+
+    def exchange(raw: bytes) -> dict | None:
+        with client.connect() as sock:
+            sock.sendall(raw)
+            try:
+                return wire.recv(sock)
+            except (OSError, wire.ChannelError):
+                return None
+
+    assert exchange(framed(b"not json")) is None                 # the daemon closes a connection that breaks
+    assert exchange(framed(b"[1, 2]")) is None                   # the protocol
+    assert "unknown request" in exchange(framed(b'{"op": "reboot"}'))["error"]
+    assert "must match" in exchange(framed(b'{"op": "alive", "id": "../x"}'))["error"]
+    assert exchange(struct.pack("!I", wire.MAX_MESSAGE + 1)) is None
+    with client.connect() as sock:                               # half a message, then the client dies
+        sock.sendall(struct.pack("!I", 100) + b'{"op": "pi')
+    assert client.call("ping")["bridge"] == remote.switch("snic0")["bridge"]
+
+
+def framed(body: bytes) -> bytes:
+    """`body` with the channel's length header, whatever it holds."""
+    return struct.pack("!I", len(body)) + body
 
 
 def test_connections_that_never_authenticate_do_not_lock_the_agent_out(remote):

@@ -275,9 +275,11 @@ class NfControl:
             raise NfControlError("EPROTO", "packet count mismatch")
         return packets
 
-    def buffer_take_all(self) -> list[Packet]:
-        """buffer_take() until nothing is held."""
-        packets = self.buffer_take()
+    def buffer_take_all(self, into: list | None = None) -> list[Packet]:
+        """buffer_take() until nothing is held; appends to `into` (returned) take by take, so that what was
+        taken stays in the caller's hands if a later take fails."""
+        packets = [] if into is None else into
+        packets += self.buffer_take()
         while self.last_remaining:
             packets += self.buffer_take()
         return packets
