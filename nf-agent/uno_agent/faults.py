@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from uno_agent.migration import HOLD_BOUND_S, kill_and_wait
+from uno_agent.migration import HOLD_BOUND_S
 from uno_agent.migration_steps import ALL_FAULTS, REMOTE_FAULTS
 
 MGMT_CUT_S = 4.0      # how long cut-mgmt-link keeps the link down: longer than an NF request's timeout across it
@@ -46,10 +46,10 @@ class _Delegate:
 
 
 class _Launcher(_Delegate):
-    def start_nf(self, *args, **kwargs):
-        instance = self._inner.start_nf(*args, **kwargs)
+    def start_nf(self, instance_id: str, binary: str, side: str, *args, **kwargs):
+        instance = self._inner.start_nf(instance_id, binary, side, *args, **kwargs)
         if self._injector.fire("kill-new-nf"):
-            kill_and_wait(instance.pid)
+            self._inner.crash(side, instance)
         return instance
 
 

@@ -84,6 +84,10 @@ class Launcher(abc.ABC):
               netns: str | None, *, side: str | None = None) -> bool:
         """Whether the instance (on `side`) still runs."""
 
+    def crash(self, side: str, instance: Instance) -> None:
+        """SIGKILL an NF that `start_nf` started on `side` and wait until it is dead, as a crash (a fault for tests)."""
+        system.kill_and_wait(instance.pid)
+
     def reachable(self, side: str) -> bool:
         """Whether `side` can be asked about its instances now (a remote sNIC may be out of reach)."""
         return True

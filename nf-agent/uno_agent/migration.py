@@ -39,8 +39,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import logging
-import os
-import signal
 import time
 from collections.abc import Callable
 
@@ -52,7 +50,6 @@ from uno_agent.migration_record import MigrationRecord
 from uno_agent.migration_steps import JOURNALLED, STEPS, Journal, recovery_steps
 from uno_agent.oneswitch import PortMapper
 from uno_nfs import ChannelBroken, NfControl, NfControlError
-from uno_platform import system
 
 log = logging.getLogger(__name__)
 
@@ -158,14 +155,6 @@ def _patiently(nf: NfControl, deadline: float, call: Callable[[], object]):
             except ChannelBroken:
                 if time.monotonic() > deadline:
                     raise
-
-
-def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
-    """SIGKILL `pid` and wait until it is dead (gone or a zombie), as an NF crash would leave it."""
-    os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + timeout
-    while system.is_alive(pid, None) and time.monotonic() < deadline:
-        time.sleep(0.005)
 
 
 def nf_loss_places(stats: dict) -> dict[str, int]:

@@ -52,6 +52,11 @@ class RemoteLauncher(ProcessLauncher):
             return super().alive(instance_id, kind, pid, pid_start, netns, side=side)
         return platform_call(self.platform.call, side, "alive", id=instance_id)["alive"]
 
+    def crash(self, side: str, instance: Instance) -> None:
+        if not self._remote(side):
+            return super().crash(side, instance)
+        self.platform.kill_process(side, instance.pid)
+
     def reachable(self, side: str) -> bool:
         if not self._remote(side):
             return super().reachable(side)

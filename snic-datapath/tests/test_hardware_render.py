@@ -121,7 +121,7 @@ def test_the_daemon_unit_starts_uno_snicd_with_flags_it_accepts(bluefield, tmp_p
         flags[flags.index("--bin-dir") + 1] = str(tmp_path)       # parse_args checks that it exists
         args = parse_args(flags)
         assert args.address == (address(snic_cidr), 7340)
-        assert args.client_name == "uno-agent"
+        assert (args.client_name, args.switch_client_name) == ("uno-agent", "oneswitch")
         assert args.bridge == NAMES.switch_bridge(f"snic{i}") and args.nf_port_prefix == NAMES.nf_port_prefix()
         assert (args.certificate, args.private_key, args.ca_cert) == (
             f"/etc/uno/snic{i}-cert.pem", f"/etc/uno/snic{i}-privkey.pem", "/etc/uno/controllerca.pem")

@@ -274,6 +274,10 @@ class _Builder:
             self.ledger.record("netns", name=ns)
             make_netns(ns)
 
+    def _host_pid(self, sw: str, pid: int) -> int:
+        """This machine's pid of a process `sw`'s side numbers `pid` (the same here: one PID namespace)."""
+        return pid
+
     def _hugepages(self) -> None:
         reason = dpdk.available()
         if reason:
@@ -286,6 +290,7 @@ class _Builder:
             ovs = self._ovs_instance(sw)
 
             def started(daemon: str, pid: int, sw: str = sw) -> None:
+                pid = self._host_pid(sw, pid)
                 self.ledger.record("process", name=f"{sw}/{daemon}", pid=pid,
                                    start=system.start_time(pid), group=False)
 

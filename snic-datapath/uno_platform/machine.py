@@ -1,13 +1,17 @@
-"""The remote profile's sNIC machine, emulated on this one: a network namespace and a mount namespace of its own.
+"""The remote profile's sNIC machine, emulated on this one: network, mount and PID namespaces of its own.
 
 Its processes see their own disk at /srv (a directory of the testbed's state, bind-mounted), empty /run,
 /tmp and /var/tmp, and neither the host's state directory nor the project's checkout: what runs there has
-only what was installed on its disk, as on a real DPU. A holder process (`sleep`) keeps the mount
-namespace; the builder runs commands there with nsenter, as an operator would over the DPU's console.
-Powering it off is killing its cgroup and deleting its network namespace.
+only what was installed on its disk, as on a real DPU. They see only each other in /proc, numbered as the
+machine numbers them (without a PID namespace of its own, /proc/<a host pid>/root would open the host's files
+to them). Its init, the holder (`sleep`), keeps the namespaces; the builder runs commands there with nsenter,
+as an operator would over the DPU's console. Powering it off is stopping the `unshare` above its init (which
+then kills the init, and with it every process of the machine) and deleting its network namespace.
 """
 from __future__ import annotations
 
+import dataclasses
+import os
 import pathlib
 import shutil
 import subprocess
@@ -61,27 +65,57 @@ def install(disk: pathlib.Path) -> None:
         (disk / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
 
 
-def boot(netns: str, disk: pathlib.Path, hidden: list[str], cgroup: SideCgroup) -> int:
-    """Start the machine's holder in `netns` and `cgroup`; its pid once the mounts are made."""
+@dataclasses.dataclass(frozen=True)
+class Booted:
+    power: int     # the `unshare` above the machine's init: stopping it powers the machine off
+    holder: int    # the machine's init (its pid here): what nsenter enters
+
+
+def boot(netns: str, disk: pathlib.Path, hidden: list[str], cgroup: SideCgroup) -> Booted:
+    """Start the machine's init in `netns` and `cgroup`, once its mounts are made."""
     proc = subprocess.Popen(["nsenter", f"--net=/run/netns/{netns}", "unshare", "--mount", "--propagation", "private",
-                             "sh", "-c", _BOOT, "boot", str(disk), *hidden],
+                             "--pid", "--kill-child", "--mount-proc", "sh", "-c", _BOOT, "boot", str(disk), *hidden],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             preexec_fn=preexec_join(cgroup), start_new_session=True)
+    holder: list[int] = []
 
     def booted() -> bool:
         if proc.poll() is not None:
             reason = (proc.stderr.read().decode(errors="replace").strip().splitlines() or ["exited"])[-1]
             raise PlatformError(f"sNIC machine in {netns} did not boot: {reason}")
-        try:
-            return pathlib.Path(f"/proc/{proc.pid}/comm").read_text().strip() == "sleep"
+        try:   # nsenter execs unshare, which forks the init
+            children = pathlib.Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+            if children and pathlib.Path(f"/proc/{children[0]}/comm").read_text().strip() == "sleep":
+                holder.append(int(children[0]))
+                return True
         except OSError:
-            return False
+            pass
+        return False
 
     system.wait_for(booted, BOOT_TIMEOUT, f"the sNIC machine in {netns} to boot")
     proc.stderr.close()
-    return proc.pid
+    return Booted(power=proc.pid, holder=holder[0])
+
+
+def host_pid(holder: int, pid: int) -> int:
+    """This machine's pid of the sNIC machine's process `pid` (as the machine numbers it)."""
+    namespace = os.readlink(f"/proc/{holder}/ns/pid")
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.readlink(entry / "ns/pid") != namespace:
+                continue
+            status = (entry / "status").read_text().splitlines()
+        except OSError:
+            continue   # gone meanwhile
+        numbers = next((line.split()[1:] for line in status if line.startswith("NSpid:")), [])
+        if numbers and int(numbers[-1]) == pid:
+            return int(entry.name)
+    raise PlatformError(f"the sNIC machine (init {holder}) has no process {pid}")
 
 
 def enter(holder: int) -> list[str]:
-    """The start of a command that runs on the machine (its network and mount namespaces)."""
-    return ["nsenter", "-t", str(holder), "-m", "-n", "--"]
+    """The start of a command that runs on the machine (its network, mount and PID namespaces; nsenter forks
+    into the last)."""
+    return ["nsenter", "-t", str(holder), "-m", "-n", "-p", "--"]

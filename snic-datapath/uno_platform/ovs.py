@@ -37,7 +37,15 @@ class OvsInstance:
 
     @property
     def appctl_socket(self) -> str:
-        return str(self.rundir / "ovs-vswitchd.ctl")
+        """The switch daemon's control socket: the name the platform starts it with or, for a system's Open vSwitch
+        (a DPU's, started by its package's service), the default name, which carries the daemon's pid."""
+        fixed = self.rundir / "ovs-vswitchd.ctl"
+        if self.enter or fixed.exists():   # (through `enter`, the platform's own, whose name is fixed)
+            return str(fixed)
+        try:
+            return str(self.rundir / f"ovs-vswitchd.{self.pid('ovs-vswitchd')}.ctl")
+        except (OSError, ValueError):
+            return str(fixed)
 
     def mgmt_socket(self, bridge: str) -> str:
         return f"unix:{self.rundir}/{bridge}.mgmt"

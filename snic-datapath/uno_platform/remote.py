@@ -14,10 +14,8 @@ namespaces; once up, the host reaches a remote sNIC through those channels only.
 from __future__ import annotations
 
 import logging
-import os
 import pathlib
 import shutil
-import signal
 import ssl
 import subprocess
 import time
@@ -38,6 +36,7 @@ from uno_snicd.client import RemoteError, SnicClient
 log = logging.getLogger(__name__)
 
 AGENT_NAME = "uno-agent"          # the CN of the host's client certificate
+ONESWITCH_NAME = "oneswitch"      # the CN of OneSwitch's: the daemon lets it purge the sNIC's cached datapath flows
 MGMT_SNIC_PORT = "tmfifo_net0"    # BlueField's name for the sNIC's end of the host link
 DAEMON_PORT = 7340
 OVSDB_PORT = 6640
@@ -59,7 +58,8 @@ def daemon_argv(python: str, names: Names, sw: str, snic_ip: str, cgroup: SideCg
     installed = pki.Pki(pathlib.Path(etc))     # as `unoctl pki create` says to install them
     return [python, "-m", "uno_snicd", "--listen", f"{_address(snic_ip)}:{DAEMON_PORT}",
             "--certificate", str(installed.certificate(sw)), "--private-key", str(installed.private_key(sw)),
-            "--ca-cert", f"{etc}/controllerca.pem", "--client-name", AGENT_NAME, "--bridge", names.switch_bridge(sw),
+            "--ca-cert", f"{etc}/controllerca.pem", "--client-name", AGENT_NAME,
+            "--switch-client-name", ONESWITCH_NAME, "--bridge", names.switch_bridge(sw),
             "--nf-port-prefix", names.nf_port_prefix(),
             "--ovs-rundir", SNIC_OVS_RUNDIR, "--datapath", "veth", "--cgroup-cpu", str(cgroup.cpu),
             "--cgroup-cpuacct", str(cgroup.cpuacct), "--bin-dir", bin_dir, "--run-dir", SNICD_RUN_DIR]
@@ -205,9 +205,14 @@ class RemotePlatform(EmulatedPlatform):
     def kill_daemon(self, switch_id: str) -> int:
         """SIGKILL `switch_id`'s daemon, as a crash on the board would (its init starts it again); its pid."""
         pid = self.call(switch_id, "ping")["pid"]
-        os.kill(pid, signal.SIGKILL)
-        log.warning("killed the sNIC daemon of %s (pid %d)", switch_id, pid)
+        self.kill_process(switch_id, pid)
+        log.warning("killed the sNIC daemon of %s (its pid %d)", switch_id, pid)
         return pid
+
+    def kill_process(self, switch_id: str, pid: int) -> None:
+        """SIGKILL the process `pid` (as `switch_id`'s machine numbers it) and wait until it is dead, as a crash there
+        would leave it."""
+        system.kill_and_wait(machine.host_pid(self.remote(switch_id)["holder"], pid))
 
     def set_mgmt_link(self, switch_id: str, up: bool) -> None:
         """Plug or unplug `switch_id`'s management link (its host end: the sNIC's end loses its carrier)."""
@@ -226,7 +231,7 @@ class _RemoteBuilder(_Builder):
 
     def _namespaces(self) -> None:
         super()._namespaces()
-        self.pki = self._pki(("oneswitch", AGENT_NAME))
+        self.pki = self._pki((ONESWITCH_NAME, AGENT_NAME))
         # What the sNIC must not see: the project's checkout, and the host's state (under /run: hidden anyway).
         hidden = [str(pathlib.Path(uno_platform.__file__).resolve().parents[2]), str(pathlib.Path(self.spec.state_dir))]
         for i, sw in enumerate(self.snics):
@@ -247,10 +252,10 @@ class _RemoteBuilder(_Builder):
             system.run(["ip", "link", "set", self.names.mgmt_host_port(i), "up"])
             system.run(["ip", "-n", netns, "addr", "add", snic_ip, "dev", MGMT_SNIC_PORT])
             system.run(["ip", "-n", netns, "link", "set", MGMT_SNIC_PORT, "up"])
-            holder = machine.boot(netns, disk, hidden, self.cgroups[sw])
-            self.ledger.record("process", name=f"{sw}/machine", pid=holder, start=system.start_time(holder),
-                               group=False)
-            self.holders[sw] = holder
+            booted = machine.boot(netns, disk, hidden, self.cgroups[sw])
+            self.ledger.record("process", name=f"{sw}/machine", pid=booted.power,
+                               start=system.start_time(booted.power), group=False)
+            self.holders[sw] = booted.holder
 
     def _disk(self, sw: str) -> pathlib.Path:
         return self.state / f"{sw}-disk"
@@ -259,6 +264,9 @@ class _RemoteBuilder(_Builder):
         if sw not in self.holders:
             return super()._ovs_instance(sw)
         return OvsInstance(SNIC_OVS_RUNDIR, None, enter=machine.enter(self.holders[sw]))
+
+    def _host_pid(self, sw: str, pid: int) -> int:
+        return machine.host_pid(self.holders[sw], pid) if sw in self.holders else pid
 
     def _db_options(self, sw: str) -> list[str]:
         if sw not in self.holders:

@@ -87,6 +87,14 @@ def _is_zombie(pid: int) -> bool:
         return True
 
 
+def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
+    """SIGKILL `pid` and wait until it is dead (gone or a zombie), as a crash would leave it."""
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while is_alive(pid, None) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def stop_process(pid: int, started: int | None, *, group: bool = False, grace: float = 3.0) -> bool:
     """SIGTERM the process (and its process group if `group`), SIGKILL after `grace` s.
 

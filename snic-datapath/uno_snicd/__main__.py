@@ -13,7 +13,7 @@ from uno_platform.cgroups import SideCgroup
 from uno_platform.ovs import OvsInstance
 from uno_platform.switch_side import SwitchSide
 from uno_snicd import wire
-from uno_snicd.daemon import Server, SnicDaemon
+from uno_snicd.daemon import SWITCH_CLIENT_OPS, Server, SnicDaemon
 
 DEFAULT_PORT = 7340
 
@@ -28,7 +28,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--private-key", required=True, help="this daemon's private key (PEM)")
     parser.add_argument("--ca-cert", required=True, help="the CA that signs the agent's certificate (PEM)")
     parser.add_argument("--client-name", default="uno-agent",
-                        help="the CN the client's certificate must carry (default: %(default)s)")
+                        help="the CN the agent's certificate must carry (default: %(default)s)")
+    parser.add_argument("--switch-client-name", default="oneswitch",
+                        help="the CN of the certificate (OneSwitch's, of the same CA) that may ask for nothing but "
+                             "purges of the switch's cached datapath flows (default: %(default)s; '' for nobody)")
     parser.add_argument("--bridge", required=True, help="the sNIC's Open vSwitch bridge")
     parser.add_argument("--ovs-rundir", default="/run/openvswitch",
                         help="the sNIC's Open vSwitch run directory (default: %(default)s)")
@@ -51,6 +54,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             raise ValueError
     except ValueError:
         parser.error(f"--listen must be IP:PORT, not {args.listen!r}")
+    if args.switch_client_name == args.client_name:
+        parser.error("--switch-client-name must differ from --client-name")
     if not args.bin_dir.is_dir():
         parser.error(f"--bin-dir {args.bin_dir} is not a directory")
     return args
@@ -65,12 +70,15 @@ def main(argv: list[str] | None = None) -> int:
         side = SwitchSide(OvsInstance(args.ovs_rundir, None), args.bridge, None,
                           SideCgroup(args.cgroup_cpu, args.cgroup_cpuacct), args.datapath)
         daemon = SnicDaemon(side, args.bin_dir, args.run_dir, args.nf_port_prefix)
-        server = Server(args.address, tls, args.client_name, daemon)
+        clients = {args.client_name: None}
+        if args.switch_client_name:
+            clients[args.switch_client_name] = SWITCH_CLIENT_OPS
+        server = Server(args.address, tls, clients, daemon)
     except (OSError, ValueError, ssl.SSLError) as exc:
         print(f"uno-snicd: {exc}", file=sys.stderr)
         return 1
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    logging.getLogger(__name__).info("listening on %s:%d for %s", *args.address, args.client_name)
+    logging.getLogger(__name__).info("listening on %s:%d for %s", *args.address, " and ".join(clients))
     with server:
         server.serve_forever()
     return 0

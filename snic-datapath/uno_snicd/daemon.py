@@ -23,7 +23,7 @@ import time
 
 from uno_nfs.command import control_socket, prepare_nf
 from uno_nfs.control import accepts
-from uno_platform import losses, system
+from uno_platform import losses, system, unixctl
 from uno_platform.errors import PlatformError
 from uno_platform.switch_side import SwitchSide
 from uno_snicd import wire
@@ -46,6 +46,9 @@ MAX_HOLD = 1 << 20
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _PORT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,13}$")   # + "x" for the NF's end: 15 characters at most
 _PIPE_CHUNK = 64 * 1024
+# Sent in one write: the switch resumes its revalidators even if this daemon dies after sending them
+PURGE_SEQUENCE = ["revalidator/pause", "revalidator/purge", "revalidator/resume"]
+SWITCH_CLIENT_OPS = frozenset({"ping", "purge_datapath"})   # all OneSwitch's certificate may ask for
 
 
 class RequestError(Exception):
@@ -92,6 +95,8 @@ class SnicDaemon:
         self.table = NfTable(run_dir / "nfs.json")
         self.lock = threading.Lock()      # one change of NFs or ports at a time
         self.children: dict[int, subprocess.Popen] = {}
+        self.purges = 0
+        self.purge_lock = threading.Lock()
 
     def handle(self, request: dict) -> dict:
         op = request.get("op")
@@ -103,7 +108,15 @@ class SnicDaemon:
     # -- requests --------------------------------------------------------------------------
 
     def op_ping(self, request: dict) -> dict:
-        return {"bridge": self.side.bridge, "pid": os.getpid()}
+        return {"bridge": self.side.bridge, "pid": os.getpid(), "purges": self.purges}
+
+    def op_purge_datapath(self, request: dict) -> dict:
+        """What OneSwitch asks after changing the bridge's rules: the sNIC switch's cached datapath flows go (its
+        control socket is reachable on the sNIC only); see oneswitch's PhysicalSwitches.revalidated."""
+        with self.purge_lock:   # one sequence at a time: two interleaved could leave a resume waiting for ever
+            unixctl.call_all(self.side.ovs.appctl_socket, PURGE_SEQUENCE)
+            self.purges += 1
+        return {}
 
     def op_add_port(self, request: dict) -> dict:
         with self.lock:
@@ -253,7 +266,8 @@ def _instance(request: dict) -> str:
 # -- the server ------------------------------------------------------------------------------
 
 class Server(socketserver.ThreadingTCPServer):
-    """Accepts TLS connections from the client named `client_name` only.
+    """Accepts TLS connections from the clients `clients` names only, each allowed the requests it maps it to (None:
+    all of them): the agent, and OneSwitch for purges of the switch's cached datapath flows.
 
     A connection holds one of MAX_HANDSHAKES places until its handshake ends (at most HANDSHAKE_TIMEOUT), then,
     authenticated, one of MAX_CONNECTIONS: connections that never authenticate, which any process that reaches
@@ -263,8 +277,9 @@ class Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], tls: ssl.SSLContext, client_name: str, daemon: SnicDaemon):
-        self.tls, self.client_name, self.snicd = tls, client_name, daemon
+    def __init__(self, address: tuple[str, int], tls: ssl.SSLContext, clients: dict[str, frozenset[str] | None],
+                 daemon: SnicDaemon):
+        self.tls, self.clients, self.snicd = tls, clients, daemon
         self.handshakes = threading.BoundedSemaphore(MAX_HANDSHAKES)
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__(address, _Connection)
@@ -283,7 +298,7 @@ class _Connection(socketserver.BaseRequestHandler):
     def handle(self) -> None:
         peer = self.client_address[0]
         try:
-            sock = self._authenticated()
+            sock, allowed = self._authenticated()
         except (OSError, wire.ChannelError) as exc:
             log.warning("refused a connection from %s: %s", peer, exc)
             return
@@ -294,30 +309,34 @@ class _Connection(socketserver.BaseRequestHandler):
             sock.close()
             return
         try:
-            self._serve(sock)
+            self._serve(sock, allowed)
         except (OSError, wire.ChannelError) as exc:
             log.info("connection from %s ended: %s", peer, exc)
         finally:
             sock.close()
             self.server.slots.release()
 
-    def _authenticated(self) -> ssl.SSLSocket:
-        """The connection over TLS, its peer the agent; OSError or ChannelError (the connection closed) if not."""
+    def _authenticated(self) -> tuple[ssl.SSLSocket, frozenset[str] | None]:
+        """The connection over TLS, and what its peer, one of the server's clients, may ask for; OSError or
+        ChannelError (the connection closed) if not."""
         for level, option, value in KEEPALIVE:
             self.request.setsockopt(level, option, value)
         self.request.settimeout(HANDSHAKE_TIMEOUT)
         sock = self.server.tls.wrap_socket(self.request, server_side=True)    # takes over the descriptor
         try:
-            wire.check_peer(sock, self.server.client_name)
+            name = wire.check_peer(sock, self.server.clients)
         except wire.ChannelError:
             sock.close()
             raise
         sock.settimeout(None)
-        return sock
+        return sock, self.server.clients[name]
 
-    def _serve(self, sock: ssl.SSLSocket) -> None:
+    def _serve(self, sock: ssl.SSLSocket, allowed: frozenset[str] | None) -> None:
         daemon = self.server.snicd
         while (request := wire.recv(sock)) is not None:
+            if allowed is not None and request.get("op") not in allowed:
+                wire.send(sock, {"error": f"request {request.get('op')!r} is not this client's to make"})
+                continue
             if request.get("op") == "control":
                 try:
                     nf = daemon.control_socket(request)

@@ -9,6 +9,7 @@ import json
 import socket
 import ssl
 import struct
+from collections.abc import Collection
 
 MAX_MESSAGE = 4 << 20          # a request or reply (an NF config, a stats answer) is far smaller
 _LENGTH = struct.Struct("!I")
@@ -35,13 +36,16 @@ def context(purpose: ssl.Purpose, certificate: str, private_key: str, ca_cert: s
     return ctx
 
 
-def check_peer(sock: ssl.SSLSocket, expected: str) -> None:
-    """ChannelError unless the peer's certificate names `expected`."""
+def check_peer(sock: ssl.SSLSocket, expected: str | Collection[str]) -> str:
+    """The name the peer's certificate gives, `expected` or one of them; ChannelError if not."""
+    expected = {expected} if isinstance(expected, str) else set(expected)   # a name, not its substrings
     cert = sock.getpeercert() or {}
     # ovs-pki writes the CN as "<name> id:<uuid>"
     names = [value.split(" id:")[0] for rdn in cert.get("subject", ()) for key, value in rdn if key == "commonName"]
-    if names != [expected]:
-        raise ChannelError(f"peer certificate names {names or 'nobody'}, not {expected!r}")
+    if len(names) != 1 or names[0] not in expected:
+        wanted = " or ".join(map(repr, sorted(expected)))
+        raise ChannelError(f"peer certificate names {names or 'nobody'}, not {wanted}")
+    return names[0]
 
 
 def send(sock: socket.socket, message: dict) -> None:

@@ -13,10 +13,9 @@ import urllib.request
 import pytest
 
 from uno_agent.launcher import vm_netns as launcher_vm_netns
-from uno_agent.migration import kill_and_wait
 from uno_harness.agent import PROFILES
 from uno_harness.processes import wait_for
-from uno_platform import system
+from uno_platform import machine, system
 from uno_platform.traffic import NumberedUdp, ping
 
 pytestmark = pytest.mark.platform
@@ -27,14 +26,14 @@ PLATFORM = {"snic_cores": 0.5, "pcie_gbps": 1.0, "vms": 0, "wire_ports": 1}
 
 
 def nf_pids(stack, binary: str, server: dict | None = None) -> list[int]:
-    """Pids of the NF processes of this stack (of one server, if given) running `binary`."""
+    """Pids (this machine's) of the NF processes of this stack (of one server, if given) running `binary`."""
     where = f"/agent/{server['id']}-" if server else f"{stack.platform.description['state_dir']}/"
     out = system.run(["pgrep", "-f", f"/nfs/build/bin/{binary} "], check=False)
     pids = [int(p) for p in out.split() if where in _cmdline(int(p))]
     for sw in stack.platform.description["switches"]:
-        if "machine" in sw:   # a remote sNIC: only its daemon knows its NFs
+        if "machine" in sw:   # a remote sNIC: only its daemon knows its NFs, by the pids its machine gave them
             nfs = stack.platform.call(sw["id"], "list")["nfs"]
-            pids += [nf["pid"] for i, nf in nfs.items()
+            pids += [machine.host_pid(sw["machine"]["holder"], nf["pid"]) for i, nf in nfs.items()
                      if nf["alive"] and nf["binary"] == binary and (not server or i.startswith(f"{server['id']}-"))]
     return sorted(pids)
 
@@ -130,7 +129,7 @@ def test_agent_restart_keeps_inventory_and_launches_nothing_twice(uno_stack, pro
     # An NF that died while the agent was down is reported, not relaunched.
     stack.agent.stop()
     (victim,) = nf_pids(stack, "monitor", nfs[0])
-    kill_and_wait(victim)
+    system.kill_and_wait(victim)
     stack.start_agent()
     dead = stack.api("GET", f"/v2.1/servers/{nfs[0]['id']}")["server"]
     assert dead["status"] == "ERROR" and "died" in dead["fault"]["message"]

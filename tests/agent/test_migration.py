@@ -118,6 +118,8 @@ def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack
     assert sides == ["host", "snic0"] * 10
     if profile == "remote":
         assert_no_plaintext(tmp_path / "mgmt.pcap")
+        # OneSwitch settled the sNIC's switch through its daemon at each remap (its control socket is not here)
+        assert stack.platform.client("snic0").call("ping")["purges"] >= 20
     # each report says where the remap's time went, in OneSwitch's own stages
     reports = [r for r in stack.api("GET", "/v2.1/uno/migrations")["migrations"] if not r["rolled_back"]][-20:]
     assert len(reports) == 20

@@ -5,6 +5,7 @@ host uses only the management link. A shortcut through this machine's shared fil
 tests: the sNIC sees neither the checkout nor the host's state, and the host never touches the sNIC's files.
 """
 import ipaddress
+import os
 import pathlib
 import socket
 import ssl
@@ -16,7 +17,7 @@ import pytest
 
 import uno_platform
 from uno_nfs import ChannelBroken, NfControl
-from uno_platform import pki
+from uno_platform import machine, pki
 from uno_platform.errors import PlatformError
 from uno_platform.remote import AGENT_NAME, OVSDB_PORT
 from uno_platform.spec import Names
@@ -39,8 +40,7 @@ def remote(testbed_factory, tmp_path):
 def on_snic(platform, *argv: str, user: str | None = None) -> subprocess.CompletedProcess:
     """Run a command on the sNIC, as root or as `user` (a process of the DPU, not the daemon)."""
     drop = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] if user else []
-    holder = str(platform.remote("snic0")["holder"])
-    return subprocess.run(["nsenter", "-t", holder, "-m", "-n", "--", *drop, *argv], capture_output=True,
+    return subprocess.run([*machine.enter(platform.remote("snic0")["holder"]), *drop, *argv], capture_output=True,
                           text=True, timeout=30)
 
 
@@ -66,6 +66,25 @@ def test_the_snic_sees_its_own_disk_and_not_the_hosts_files(remote):
     assert on_snic(remote, "ovs-vsctl", f"--db=unix:{host_db}", "--timeout=2", "show").returncode != 0
     assert on_snic(remote, "python3", "-c", "import uno_agent").returncode != 0
     assert on_snic(remote, "env", "PYTHONPATH=/srv/lib/python", "python3", "-c", "import uno_snicd").returncode == 0
+
+
+def test_the_snic_sees_only_its_own_processes(remote):
+    """The sNIC has a PID namespace of its own: no host process is in its /proc, so none of their roots (which
+    would open the host's files, its private keys among them) is reachable there."""
+    key = pathlib.Path(remote.description["remote"]["private_key"])
+    through_proc = pathlib.Path(f"/proc/{os.getpid()}/root") / key.relative_to("/")
+    assert through_proc.read_text().startswith("-----BEGIN")          # here, this process's root opens it
+    stolen = on_snic(remote, "cat", str(through_proc))
+    assert stolen.returncode != 0 and "BEGIN" not in stolen.stdout
+    assert on_snic(remote, "cat", "/proc/1/comm").stdout.strip() == "sleep"              # the sNIC's init
+    host_process = subprocess.Popen(["sleep", "3017.5"])                                 # one of the host's
+    try:
+        commands = on_snic(remote, "sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '").stdout
+    finally:
+        host_process.kill()
+        host_process.wait()
+    assert "ovs-vswitchd" in commands and "uno_snicd" in commands                         # its switch and daemon
+    assert "3017.5" not in commands
 
 
 def test_the_daemon_answers_only_the_agents_certificate(remote, tmp_path):
@@ -101,6 +120,31 @@ def test_the_daemon_answers_only_the_agents_certificate(remote, tmp_path):
     # The agent refuses a daemon that is not its sNIC's.
     with pytest.raises(RemoteError, match="not 'snic1'"):
         SnicClient(address, agent, "snic1").call("ping")
+
+
+def test_oneswitchs_certificate_may_only_purge_the_sNIC_switchs_cached_flows(remote):
+    """OneSwitch cannot reach the sNIC's Open vSwitch control socket: it asks the daemon, with its certificate,
+    to purge the switch's cached datapath flows after changing the bridge's rules, and that is all it may ask."""
+    creds = remote.description["remote"]
+    pki_dir = pathlib.Path(creds["certificate"]).parent
+    oneswitch = SnicClient(daemon_address(remote), wire.context(
+        ssl.Purpose.SERVER_AUTH, str(pki_dir / "oneswitch-cert.pem"), str(pki_dir / "oneswitch-privkey.pem"),
+        creds["ca_cert"]), "snic0")
+    for op, args in (("list", {}), ("start_nf", {"id": "x", "binary": "noop", "port": nf_port(remote, "x")}),
+                     ("add_port", {"port": nf_port(remote, "x")}), ("control", {"id": "x"})):
+        with pytest.raises(RemoteError, match="not this client's"):
+            oneswitch.call(op, **args)
+
+    # A packet from the wire that no rule matches leaves a cached datapath flow (a drop); the purge removes it.
+    def cached() -> list[str]:
+        dump = on_snic(remote, "ovs-appctl", "-t", "/run/openvswitch/ovs-vswitchd.ctl", "dpctl/dump-flows")
+        return [line for line in dump.stdout.splitlines() if "actions:" in line]
+    subprocess.run(["ip", "netns", "exec", remote.description["ext"]["netns"], "ping", "-c", "1", "-W", "1",
+                    "10.0.0.1"], capture_output=True, timeout=10)
+    wait_for(lambda: cached(), 5, "a datapath flow on the sNIC")
+    before = oneswitch.call("ping")["purges"]
+    assert oneswitch.call("purge_datapath")["ok"]
+    assert cached() == [] and oneswitch.call("ping")["purges"] == before + 1
 
 
 def test_snic_processes_other_than_the_daemon_cannot_launch_read_state_or_connect(remote):

@@ -93,6 +93,12 @@ public final class OneSwitch implements AutoCloseable {
             physical.openCommandChannels(group, transport, config.echoIntervalSec(), MAX_IDLE_PROBES);
         }
         Optional<SouthboundTls> tls = southboundTls(config, vs.topology());
+        if (tls.isPresent()) {
+            physical.reachSnicDaemons(group, transport, tls.get());
+        } else if (vs.topology().switches().stream().anyMatch(s -> s.snicDaemon().isPresent())) {
+            LOG.warn("without SSL on the southbound, OneSwitch cannot reach the sNIC daemons: remaps settle those "
+                    + "sNICs with a barrier only, not a purge of their cached datapath flows");
+        }
         bind("southbound", () -> physical.listen(group, transport, config.southbound(), tls,
                 config.echoIntervalSec(), MAX_IDLE_PROBES));
         Timers timers = (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS);

@@ -1,6 +1,7 @@
 package org.uno.oneswitch.app;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.common.net.InetAddresses;
 
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.projectfloodlight.openflow.types.OFPort;
@@ -45,6 +47,20 @@ public final class PlatformLoader {
         }
     }
 
+    private static Optional<String> optional(String value) {
+        return value.isEmpty() ? Optional.empty() : Optional.of(value);
+    }
+
+    /** A sNIC daemon's "IP:PORT". */
+    private static InetSocketAddress daemonAddress(String daemon) throws ConfigException {
+        int colon = daemon.lastIndexOf(':');
+        String ip = colon > 0 ? daemon.substring(0, colon) : "";
+        String port = daemon.substring(colon + 1);
+        require(InetAddresses.isInetAddress(ip) && port.matches("[0-9]{1,5}") && Integer.parseInt(port) > 0
+                && Integer.parseInt(port) < 65536, "a sNIC daemon's address must be IP:PORT, not " + daemon);
+        return new InetSocketAddress(InetAddresses.forString(ip), Integer.parseInt(port));
+    }
+
     static Topology parse(JsonNode root) throws ConfigException {
         require(SCHEMA.equals(root.path("schema").asText()), "schema must be " + SCHEMA);
         List<SwitchSpec> switches = new ArrayList<>();
@@ -60,10 +76,10 @@ public final class PlatformLoader {
             Optional<String> mgmt = openflow.startsWith("unix:") ? Optional.of(openflow.substring(5)) : Optional.empty();
             String appctl = s.path("appctl").asText("");
             String certificate = s.path("ssl_certificate").asText("");
+            String daemon = s.path("machine").path("daemon").asText("");
             switches.add(new SwitchSpec(text(s, "id"), role.equals("host") ? SwitchSpec.Role.HOST : SwitchSpec.Role.SNIC,
-                    datapathId(text(s, "datapath_id")), ports, mgmt,
-                    appctl.isEmpty() ? Optional.empty() : Optional.of(appctl),
-                    certificate.isEmpty() ? Optional.empty() : Optional.of(certificate)));
+                    datapathId(text(s, "datapath_id")), ports, mgmt, optional(appctl), optional(certificate),
+                    daemon.isEmpty() ? Optional.empty() : Optional.of(daemonAddress(daemon))));
         }
         List<SwitchSpec> hosts = switches.stream().filter(s -> s.role() == SwitchSpec.Role.HOST).toList();
         require(hosts.size() == 1, "need exactly one switch with role host, have " + hosts.size());

@@ -1,5 +1,6 @@
 package org.uno.oneswitch.model;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -10,12 +11,14 @@ import org.projectfloodlight.openflow.types.OFPort;
 /**
  * A physical switch of the platform: its id in the description ("host", "snic0"), role, datapath
  * id, declared ports, the paths of its OpenFlow management Unix socket and of its daemon's
- * control socket (what ovs-appctl uses), and of the certificate it proves itself with on an SSL
- * southbound, if the description names them.
+ * control socket (what ovs-appctl uses), of the certificate it proves itself with on an SSL
+ * southbound, and the address of the sNIC daemon of a sNIC that is a machine of its
+ * own (which purges that switch's cached datapath flows for OneSwitch), if the description names
+ * them.
  */
 public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports,
                          Optional<String> managementSocket, Optional<String> controlSocket,
-                         Optional<String> certificate) {
+                         Optional<String> certificate, Optional<InetSocketAddress> snicDaemon) {
     /** Where the switch runs. */
     public enum Role {
         HOST, SNIC
@@ -29,11 +32,12 @@ public record SwitchSpec(String id, Role role, DatapathId datapathId, List<PortS
         Objects.requireNonNull(managementSocket, "managementSocket");
         Objects.requireNonNull(controlSocket, "controlSocket");
         Objects.requireNonNull(certificate, "certificate");
+        Objects.requireNonNull(snicDaemon, "snicDaemon");
     }
 
     /** A switch without management or control socket. */
     public SwitchSpec(String id, Role role, DatapathId datapathId, List<PortSpec> ports) {
-        this(id, role, datapathId, ports, Optional.empty(), Optional.empty(), Optional.empty());
+        this(id, role, datapathId, ports, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     public Optional<PortSpec> port(String name) {

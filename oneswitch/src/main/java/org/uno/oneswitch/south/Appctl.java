@@ -27,12 +27,15 @@ import org.uno.oneswitch.codec.Transport;
  * A client of an Open vSwitch daemon's control socket, the one {@code ovs-appctl} talks to:
  * JSON-RPC 1.0 requests, answered one at a time and in order. Used to purge a datapath's cached
  * flows, so that they follow the flow table at once (see {@code PhysicalSwitches.revalidated}).
+ * The purge is three commands sent in one write: see {@link DatapathPurge#purge}.
  *
  * <p>The connection is opened on the first call and again after it closes; a call made while it
  * is down fails. Runs on OneSwitch's event loop.
  */
-final class Appctl extends ChannelInboundHandlerAdapter {
+final class Appctl extends ChannelInboundHandlerAdapter implements DatapathPurge {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> PURGE_SEQUENCE =
+            List.of("revalidator/pause", "revalidator/purge", "revalidator/resume");
 
     private record Call(long id, byte[] request, CompletableFuture<JsonNode> reply) {
     }
@@ -53,11 +56,16 @@ final class Appctl extends ChannelInboundHandlerAdapter {
         this.transport = transport;
     }
 
+    @Override
+    public CompletableFuture<Void> purge() {
+        return callAll(PURGE_SEQUENCE);
+    }
+
     /**
      * Runs {@code methods} (without parameters) in order, their requests sent in one write so that
      * the daemon receives all of them or none; completes when all have succeeded.
      */
-    CompletableFuture<Void> callAll(List<String> methods) {
+    private CompletableFuture<Void> callAll(List<String> methods) {
         CompletableFuture<?>[] replies = methods.stream().map(this::enqueue).toArray(CompletableFuture[]::new);
         flush();
         return CompletableFuture.allOf(replies);
@@ -76,7 +84,8 @@ final class Appctl extends ChannelInboundHandlerAdapter {
         });
     }
 
-    void close() {
+    @Override
+    public void close() {
         if (channel != null) {
             channel.close();
         }

@@ -72,14 +72,11 @@ public final class PhysicalSwitches implements PhysicalNetwork {
     private static final Logger LOG = LoggerFactory.getLogger(PhysicalSwitches.class);
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     private static final long COMMAND_RETRY_MS = 1000;
-    /** Sent together after a barrier: see {@link #revalidated}. */
-    private static final List<String> PURGE_SEQUENCE =
-            List.of("revalidator/pause", "revalidator/purge", "revalidator/resume");
 
     private final Topology topology;
     private final Map<String, SwitchConnection> connections = new HashMap<>();
     private final Map<String, CommandChannel> commandChannels = new HashMap<>();
-    private final Map<String, Appctl> controlSockets = new HashMap<>();
+    private final Map<String, DatapathPurge> purges = new HashMap<>();
     private EventLoopGroup group;
     private PhysicalEvents events;
     private Channel listener;
@@ -132,11 +129,22 @@ public final class PhysicalSwitches implements PhysicalNetwork {
         return (InetSocketAddress) ch.localAddress();
     }
 
+    /**
+     * Reaches, over {@code tls}, the daemon of every sNIC that is a machine of its own, to purge that
+     * sNIC's cached datapath flows (its control socket is out of OneSwitch's reach).
+     */
+    public void reachSnicDaemons(EventLoopGroup group, Transport transport, SouthboundTls tls) {
+        for (SwitchSpec s : topology.switches()) {
+            s.snicDaemon().ifPresent(address -> purges.put(s.id(),
+                    new SnicDaemonChannel(s.id(), address, group, transport, tls)));
+        }
+    }
+
     /** Keeps a command channel open to every switch whose description names a management socket. */
     public void openCommandChannels(EventLoopGroup group, Transport transport, int idleSeconds, int maxIdleProbes) {
         this.group = group;
         for (SwitchSpec s : topology.switches()) {
-            s.controlSocket().ifPresent(path -> controlSockets.put(s.id(), new Appctl(path, group, transport)));
+            s.controlSocket().ifPresent(path -> purges.put(s.id(), new Appctl(path, group, transport)));
             s.managementSocket().ifPresent(path -> connectCommand(group, transport, s.id(), path, idleSeconds,
                     maxIdleProbes));
         }
@@ -169,7 +177,7 @@ public final class PhysicalSwitches implements PhysicalNetwork {
         }
         new ArrayList<>(connections.values()).forEach(SwitchChannel::close);
         new ArrayList<>(commandChannels.values()).forEach(SwitchChannel::close);
-        controlSockets.values().forEach(Appctl::close);
+        purges.values().forEach(DatapathPurge::close);
     }
 
     void attached(String switchId, SwitchConnection conn) {
@@ -314,8 +322,8 @@ public final class PhysicalSwitches implements PhysicalNetwork {
         for (String s : switches) {
             RequestTracker t = commands(s);
             if (t != null) {
-                Appctl appctl = controlSockets.get(s);
-                all.add(appctl == null ? t.barrier() : revalidated(s, t, appctl));
+                DatapathPurge purge = purges.get(s);
+                all.add(purge == null ? t.barrier() : revalidated(s, t, purge));
             }
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
@@ -335,11 +343,12 @@ public final class PhysicalSwitches implements PhysicalNetwork {
      * it. Upcalls of the userspace datapath's non-PMD ports run on the daemon's main thread, as
      * do these commands, so no flow translated before the changes is installed after the purge.
      * The three commands go in one write, so the daemon resumes its revalidators even if
-     * OneSwitch dies right after sending them. The cost is one upcall per datapath flow of the
-     * switch (see DESIGN.md, "Remap").
+     * OneSwitch dies right after sending them; on a sNIC that is a machine of its own its sNIC
+     * daemon sends them so, when OneSwitch asks it (a switch with neither gets the barrier only).
+     * The cost is one upcall per datapath flow of the switch (see DESIGN.md, "Remap").
      */
-    private CompletableFuture<Void> revalidated(String switchId, RequestTracker t, Appctl appctl) {
-        return t.barrier().thenCompose(v -> appctl.callAll(PURGE_SEQUENCE)).exceptionally(e -> {
+    private CompletableFuture<Void> revalidated(String switchId, RequestTracker t, DatapathPurge purge) {
+        return t.barrier().thenCompose(v -> purge.purge()).exceptionally(e -> {
             LOG.warn("purging the datapath flows of {} failed: {}", switchId, e.getMessage());
             return null;
         });

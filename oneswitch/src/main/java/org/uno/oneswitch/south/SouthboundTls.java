@@ -30,13 +30,18 @@ import org.uno.oneswitch.model.Topology;
  * switch CA. A switch is who its certificate says, not what datapath id it claims: each switch of
  * the description names the certificate it connects with, and a connection whose certificate is not
  * the one of the switch its datapath id names is closed before it can replace that switch.
+ *
+ * <p>With the same key and certificate OneSwitch is a client of the daemons of sNICs that are
+ * machines of their own, and such a daemon must present its sNIC's certificate.
  */
 public final class SouthboundTls {
     private final SslContext context;
+    private final SslContext clientContext;
     private final Map<String, X509Certificate> pinned;
 
-    private SouthboundTls(SslContext context, Map<String, X509Certificate> pinned) {
+    private SouthboundTls(SslContext context, SslContext clientContext, Map<String, X509Certificate> pinned) {
         this.context = context;
+        this.clientContext = clientContext;
         this.pinned = pinned;
     }
 
@@ -52,7 +57,9 @@ public final class SouthboundTls {
         SslContext context = SslContextBuilder.forServer(certificate.toFile(), privateKey.toFile())
                 .trustManager(caCert.toFile()).clientAuth(ClientAuth.REQUIRE)
                 .protocols("TLSv1.3", "TLSv1.2").build();
-        return new SouthboundTls(context, Map.copyOf(pinned));
+        SslContext clientContext = SslContextBuilder.forClient().keyManager(certificate.toFile(), privateKey.toFile())
+                .trustManager(caCert.toFile()).protocols("TLSv1.3", "TLSv1.2").build();
+        return new SouthboundTls(context, clientContext, Map.copyOf(pinned));
     }
 
     private static X509Certificate read(Path file) throws IOException, GeneralSecurityException {
@@ -63,6 +70,11 @@ public final class SouthboundTls {
 
     SslHandler newHandler(ByteBufAllocator alloc) {
         return context.newHandler(alloc);
+    }
+
+    /** A client's end, for a connection OneSwitch opens (ovs-pki's certificates name no host: none is checked). */
+    SslHandler newClientHandler(ByteBufAllocator alloc) {
+        return clientContext.newHandler(alloc);
     }
 
     /** Whether {@code session}'s peer presented switch {@code switchId}'s own certificate. */

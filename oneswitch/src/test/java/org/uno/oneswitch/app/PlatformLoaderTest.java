@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -55,5 +56,23 @@ class PlatformLoaderTest {
         Files.writeString(f, "{");
         assertThrows(ConfigException.class, () -> PlatformLoader.load(f));
         assertThrows(ConfigException.class, () -> PlatformLoader.load(dir.resolve("missing.json")));
+    }
+
+    @Test
+    void readsTheDaemonOfASnicThatIsAMachineOfItsOwn() throws Exception {
+        Path f = dir.resolve("platform.json");
+        String remote = EXAMPLE.replace("\"bridge\": \"uno-snic\",",
+                "\"bridge\": \"uno-snic\", \"machine\": {\"daemon\": \"192.168.100.2:7340\"},");
+        Files.writeString(f, remote);
+        Topology t = PlatformLoader.load(f);
+        assertEquals(new InetSocketAddress("192.168.100.2", 7340),
+                t.byDatapathId(DatapathId.of(2)).orElseThrow().snicDaemon().orElseThrow());
+        assertTrue(t.byDatapathId(DatapathId.of(1)).orElseThrow().snicDaemon().isEmpty());
+        for (String bad : new String[] {"192.168.100.2", "snic.example:7340", "192.168.100.2:0", "192.168.100.2:x",
+                ":7340"}) {
+            Files.writeString(f, remote.replace("192.168.100.2:7340", bad));
+            assertTrue(assertThrows(ConfigException.class, () -> PlatformLoader.load(f)).getMessage()
+                    .contains("IP:PORT"), bad);
+        }
     }
 }
