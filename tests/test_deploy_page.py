@@ -66,8 +66,9 @@ def check_the_installed_configs(platform, etc: pathlib.Path, tmp_path: pathlib.P
     """deploy/etc/uno's examples, with the page's paths pointed at this run, pass the daemons' own checks, and the
     units are valid systemd units that run those checks before they start."""
     pki = etc / "pki"
-    moved = {"/run/uno/uno-/platform.json": f"{platform.description['state_dir']}/platform.json",
-             "/etc/uno/oneswitch-privkey.pem": str(pki / "oneswitch-privkey.pem"),
+    # /etc/uno/platform.json: on a server, the render's host/platform.json; here, the emulation's description
+    shutil.copy(f"{platform.description['state_dir']}/platform.json", tmp_path / "platform.json")
+    moved = {"/etc/uno/oneswitch-privkey.pem": str(pki / "oneswitch-privkey.pem"),
              "/etc/uno/oneswitch-cert.pem": str(pki / "oneswitch-cert.pem"),
              "/etc/uno/switchca.pem": str(pki / "pki" / "switchca" / "cacert.pem"),
              "/etc/uno/": f"{tmp_path}/", "/var/lib/uno/": f"{tmp_path}/", '"uno-"': f'"{platform.prefix}"'}
@@ -88,8 +89,8 @@ def check_the_installed_configs(platform, etc: pathlib.Path, tmp_path: pathlib.P
     assert checked.returncode == 0, checked.stderr
     for unit in ("oneswitch.service", "uno-agent.service"):
         text = (REPO / "deploy" / "systemd" / unit).read_text()
-        check = text.split("ExecStartPre=", 1)[1].splitlines()[0]
-        assert "--check-config" in check and "/etc/uno/" in check
+        checks = [line for line in text.splitlines() if line.startswith("ExecStartPre=") and "--check-config" in line]
+        assert len(checks) == 1 and "/etc/uno/" in checks[0]
         for old, new in {"/opt/uno/venv/bin/uno-agent": str(pathlib.Path(sys.executable).parent / "uno-agent"),
                          "/opt/uno/oneswitch.jar": str(REPO / "oneswitch/target/oneswitch.jar")}.items():
             text = text.replace(old, new)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import json
 import pathlib
 import re
 import shlex
@@ -14,6 +15,7 @@ import subprocess
 import pytest
 
 from uno_platform import hardware_cli, pki
+from uno_platform.base import validate_description
 from uno_platform.errors import SpecError
 from uno_platform.hardware import PROFILES, netronome, render
 from uno_platform.spec import SNIC_MODELS, Names, TestbedSpec, mgmt_links
@@ -25,9 +27,19 @@ NAMES = Names(SPEC.prefix)
 BLUEFIELD_SNIC_PORTS = ["pf0hpf", "p0", "p1", *(f"en3f0pf0sf{n}" for n in range(1, 9))]
 
 
+HOST_PF1 = "ens2f0np0"        # the second DPU's host PF: given when rendering, as to host/ovs-setup.sh
+
+
+@pytest.fixture(autouse=True)
+def second_pf(monkeypatch):
+    monkeypatch.setenv("UNO_HOST_PF1", HOST_PF1)
+
+
 @pytest.fixture(scope="module")
 def bluefield() -> dict[str, str]:
-    return render(SPEC, "bluefield")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("UNO_HOST_PF1", HOST_PF1)
+        return render(SPEC, "bluefield")
 
 
 @pytest.fixture(scope="module")
@@ -179,6 +191,50 @@ def test_the_host_bridge_takes_each_dpus_pf_with_a_default_for_the_first(bluefie
     assert shown.stdout == "ens1f0np0 ens2f0np0\n"
     missing = subprocess.run(["bash", "-c", assignments], capture_output=True, text=True, env={}, timeout=30)
     assert missing.returncode != 0 and "UNO_HOST_PF1" in missing.stderr
+
+
+def test_the_platform_description_is_valid_and_agrees_with_the_scripts_units_and_keys(bluefield, tmp_path):
+    """host/platform.json is what OneSwitch and the agent run with on the server: it names the bridges, ports and
+    ofports the scripts make, the daemons' addresses their units listen on, and the files `pki create` installs."""
+    description = json.loads(bluefield["host/platform.json"])
+    validate_description(description)
+    switches = {sw["id"]: sw for sw in description["switches"]}
+    host = switches["host"]
+    assert host["netns"] is None and host["ovsdb"] == "unix:/var/run/openvswitch/db.sock"
+    host_script = bluefield["host/ovs-setup.sh"]
+    assert list(ports(host_script)) == [host["bridge"]]
+    assert [(p["name"], p["ofport"]) for p in host["ports"]] == [("ens1f0np0", 1), (HOST_PF1, 2)]
+    assert all(f"ofport_request={p['ofport']}" in host_script for p in host["ports"])
+    placement = pki.placement(pki.Pki(tmp_path), list(switches)[1:], ("oneswitch", "uno-agent"))
+    on_host = set(placement["host"].values())
+    for i, (host_cidr, snic_cidr) in enumerate(mgmt_links(SPEC)):
+        sw = switches[f"snic{i}"]
+        script = bluefield[f"snic{i}/ovs-setup.sh"]
+        assert list(ports(script)) == [sw["bridge"]]
+        named = ports(script)[sw["bridge"]]
+        assert [p["name"] for p in sw["ports"]] == named[:1 + SPEC.wire_ports]      # pf0hpf, p0, p1
+        assert all(f"{p['name']} -- set Interface {p['name']} ofport_request={p['ofport']}" in script
+                   for p in sw["ports"])
+        unit = shlex.split(ini(bluefield[f"snic{i}/uno-snicd.service"])["Service"]["ExecStart"])
+        assert sw["machine"]["daemon"] == unit[unit.index("--listen") + 1] == f"{address(snic_cidr)}:7340"
+        assert (sw["machine"]["host_ip"], sw["machine"]["snic_ip"]) == (host_cidr, snic_cidr)
+        assert sw["ovsdb"] == f"ssl:{address(snic_cidr)}:6640" and sw["ssl_certificate"] in on_host
+    for section in ("ssl", "remote"):
+        assert {description[section][k] for k in ("private_key", "certificate", "ca_cert")} <= on_host
+    assert host["ssl_certificate"] in on_host
+    # OneSwitch reads it as it will on the server
+    jar = pathlib.Path(__file__).resolve().parents[2] / "oneswitch/target/oneswitch.jar"
+    (tmp_path / "platform.json").write_text(bluefield["host/platform.json"])
+    checked = subprocess.run(["java", "-jar", str(jar), "--platform", str(tmp_path / "platform.json"),
+                              "--check-config"], capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_the_platform_description_needs_every_dpus_host_pf(monkeypatch):
+    monkeypatch.delenv("UNO_HOST_PF1")
+    with pytest.raises(SpecError, match="UNO_HOST_PF1"):
+        render(SPEC, "bluefield")
+    assert "host/platform.json" in render(TestbedSpec(), "bluefield")            # one DPU: its PF has a default
 
 
 def test_netronome_offloads_through_tc_with_no_snic_daemon(nfp):

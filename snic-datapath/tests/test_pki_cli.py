@@ -42,6 +42,10 @@ def test_the_snic_daemon_and_the_agent_accept_each_other_with_the_installed_file
     assert set(placement) == {"host", "snic0", "snic1"}
     assert {pathlib.PurePath(d).name for d in placement["snic1"].values()} == \
         {"snic1-privkey.pem", "snic1-cert.pem", "controllerca.pem"}
+    # the host has the sNICs' certificates (OneSwitch pins them), never their keys
+    host = {pathlib.PurePath(d).name for d in placement["host"].values()}
+    assert {"snic0-cert.pem", "snic1-cert.pem"} <= host and not any(n.startswith("snic") for n in host - {
+        "snic0-cert.pem", "snic1-cert.pem"})
     for machine in placement.values():
         for source in machine:
             if source.endswith("privkey.pem"):

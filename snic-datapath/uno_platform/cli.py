@@ -132,10 +132,11 @@ def _up(args: argparse.Namespace) -> int:
         ports = ", ".join(f"{p['name']}={p['ofport']}" for p in sw["ports"])
         cores = sw["cgroup"]["cores"]
         limit = f", CPU quota {cores:g} cores" if cores is not None else ""
-        print(f"  {sw['id']:<6} bridge {sw['bridge']} in netns {sw['netns']}{limit}; ports {ports}")
+        where = f"in netns {sw['netns']}" if sw["netns"] else "in the machine's own namespace"
+        print(f"  {sw['id']:<6} bridge {sw['bridge']} {where}{limit}; ports {ports}")
     for vm in desc["vms"]:
         print(f"  {vm['id']:<6} netns {vm['netns']} {vm['ifname']} {vm['ip']} -> {vm['switch']}:{vm['port']}")
-    for ext in desc["ext"]["interfaces"]:
+    for ext in desc.get("ext", {}).get("interfaces", []):   # the emulation's outside world (a server has none)
         print(f"  ext    netns {desc['ext']['netns']} {ext['ifname']} {ext['ip']} "
               f"-> {ext['switch']}:{ext['port']}")
     if desc.get("controller"):

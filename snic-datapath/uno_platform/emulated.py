@@ -205,7 +205,7 @@ class EmulatedPlatform(Platform):
             daemons[daemon] = pid is not None and system.is_alive(pid, None)
         cgroup = self.cgroup(sw["id"])
         return {"bridge": sw["bridge"], "netns": sw["netns"], "daemons": daemons,
-                "netns_present": sw["netns"] in system.netns_list(),
+                "netns_present": sw["netns"] is None or sw["netns"] in system.netns_list(),
                 "cpu_seconds": round(cgroup.usage_seconds(), 3), "cpu_quota_cores": cgroup.quota_cores(),
                 "ports": {p["name"]: p["ofport"] for p in sw["ports"]}}
 

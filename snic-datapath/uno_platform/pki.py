@@ -59,7 +59,8 @@ def placement(made: Pki, snics: list[str], controllers: tuple[str, ...],
               etc: str = "/etc/uno") -> dict[str, dict[str, str]]:
     """Where each file of `made` goes, by machine ("host", and each sNIC), as {source: destination}. The host's
     bridge and the sNICs trust the controller CA (`controllers`: OneSwitch, the agent); the controllers trust the
-    switch CA (the bridges, each sNIC's ovsdb-server and daemon)."""
+    switch CA (the bridges, each sNIC's ovsdb-server and daemon). The host also gets each sNIC's certificate (not
+    its key): OneSwitch pins it, for that sNIC's bridge and daemon."""
     def files(name: str, ca: pathlib.Path, ca_name: str) -> dict[str, str]:
         return {str(made.private_key(name)): f"{etc}/{name}-privkey.pem",
                 str(made.certificate(name)): f"{etc}/{name}-cert.pem", str(ca): f"{etc}/{ca_name}"}
@@ -68,6 +69,7 @@ def placement(made: Pki, snics: list[str], controllers: tuple[str, ...],
     for name in ("host", *controllers):
         ca, ca_name = ((made.controller_ca, "controllerca.pem") if name == "host" else (made.switch_ca, "switchca.pem"))
         host.update(files(name, ca, ca_name))
+    host.update({str(made.certificate(sw)): f"{etc}/{sw}-cert.pem" for sw in snics})
     return {"host": host, **{sw: files(sw, made.controller_ca, "controllerca.pem") for sw in snics}}
 
 

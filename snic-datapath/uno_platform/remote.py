@@ -195,7 +195,7 @@ class RemotePlatform(EmulatedPlatform):
         except PlatformError:
             cpu = None
         return {"bridge": sw["bridge"], "netns": sw["netns"], "daemons": daemons,
-                "netns_present": sw["netns"] in system.netns_list(), "cpu_seconds": cpu,
+                "netns_present": sw["netns"] is None or sw["netns"] in system.netns_list(), "cpu_seconds": cpu,
                 "cpu_quota_cores": sw["cgroup"]["cores"], "mgmt": sw["machine"]["snic_ip"],
                 "ports": {p["name"]: p["ofport"] for p in sw["ports"]}}
 
@@ -212,7 +212,10 @@ class RemotePlatform(EmulatedPlatform):
     def kill_process(self, switch_id: str, pid: int) -> None:
         """SIGKILL the process `pid` (as `switch_id`'s machine numbers it) and wait until it is dead, as a crash there
         would leave it."""
-        system.kill_and_wait(machine.host_pid(self.remote(switch_id)["holder"], pid))
+        holder = self.remote(switch_id).get("holder")
+        if holder is None:
+            raise PlatformError(f"{switch_id} is a board of its own, not an emulated one: nothing here can signal it")
+        system.kill_and_wait(machine.host_pid(holder, pid))
 
     def set_mgmt_link(self, switch_id: str, up: bool) -> None:
         """Plug or unplug `switch_id`'s management link (its host end: the sNIC's end loses its carrier)."""

@@ -12,10 +12,15 @@ Names and settings, and where they are documented:
 - tmfifo_net0 with 192.168.100.1 on the host and .2 on the Arm, one rshim device and host interface tmfifo_net<N>
   per DPU -- BlueField BSP "SoC Management Interface (RShim)", "Host-side Interface Configuration".
 - The host's PF: named by systemd from its slot and phys_port_name (en s<slot> f<function> n<phys_port_name>,
-  systemd.net-naming-scheme(7)), so it varies; UNO_HOST_PF<i> sets it, ens1f0np0 is the default for the first.
+  systemd.net-naming-scheme(7)), so it varies; UNO_HOST_PF<i> sets it, ens1f0np0 is the default for the first
+  (when rendering too: the platform description names the PFs).
+- The host's Open vSwitch (the distribution's openvswitch-switch) runs in /var/run/openvswitch, its control
+  socket named ovs-vswitchd.<pid>.ctl (ovs-appctl(8), "-t"); OneSwitch and the agent find it from the pidfile.
 """
 from __future__ import annotations
 
+import json
+import os
 import shlex
 from ipaddress import ip_interface
 
@@ -33,12 +38,14 @@ from uno_platform.hardware.common import (
     settings_line,
     shell_script,
 )
-from uno_platform.spec import Names, TestbedSpec, mgmt_links
+from uno_platform.spec import Names, TestbedSpec, datapath_id, mgmt_links
 
 UPLINKS = ("p0", "p1")               # a BlueField-2/3 has at most two Ethernet ports
 PCIE_PORT = "pf0hpf"                 # the host PF's representor: the sNIC's end of the PCIe link
 NF_SFNUMS = range(1, 9)              # SFs for NFs on the Arm: above the BFB's sfnum 0, below virtio-net's 1000
 HOST_PF_DEFAULT = "ens1f0np0"
+HOST_OVS_RUNDIR = "/var/run/openvswitch"   # the distribution's Open vSwitch on the host
+DESCRIPTION = "/etc/uno/platform.json"     # where the host's units find the description (deploy/systemd)
 PYTHON = "/usr/bin/python3"
 LIB = "/opt/uno/lib/python"          # uno_platform, uno_snicd, uno_nfs (as the remote profile's sNIC disk has them)
 BIN = "/opt/uno/bin"                 # NF binaries
@@ -53,9 +60,13 @@ def sf_representor(sfnum: int) -> str:
 def render(spec: TestbedSpec) -> dict[str, str]:
     _check(spec)
     names = Names(spec.prefix)
-    files = {"host/ovs-setup.sh": _host_script(spec, names)}
+    pfs = _host_pfs(spec)
+    files = {"host/ovs-setup.sh": _host_script(spec, names),
+             "host/platform.json": json.dumps(_description(spec, names, pfs), indent=2) + "\n"}
     placements = {"host/ovs-setup.sh": ("the host; run once as root (UNO_HOST_PF<i>: the host PF of DPU i)",
-                                        "the host's bridge, with each DPU's PF as its end of the PCIe link")}
+                                        "the host's bridge, with each DPU's PF as its end of the PCIe link"),
+                  "host/platform.json": (f"the host: {DESCRIPTION}", "the platform description OneSwitch and the "
+                                         f"agent run with (host PFs {', '.join(pfs)})")}
     for i, (host_ip, snic_ip) in enumerate(mgmt_links(spec)):
         sw = names.snic(i)
         host_port = HOST_MGMT_PORT.format(i=i)
@@ -85,6 +96,62 @@ def _check(spec: TestbedSpec) -> None:
         raise SpecError(f"a BlueField has at most {len(UPLINKS)} Ethernet ports, not --wire-ports {spec.wire_ports}")
     if spec.controller is not None and not spec.controller.startswith("ssl:"):
         raise SpecError("with BlueField DPUs the bridges reach the controller over ssl: only")
+
+
+def _host_pfs(spec: TestbedSpec) -> list[str]:
+    """The host PF of each DPU, as host/ovs-setup.sh will take them (UNO_HOST_PF<i>; the first has a default)."""
+    pfs = []
+    for i in range(spec.snics):
+        pf = os.environ.get(f"UNO_HOST_PF{i}", HOST_PF_DEFAULT if i == 0 else "")
+        if not pf:
+            raise SpecError(f"set UNO_HOST_PF{i} to the host PF of DPU {i}: the platform description names it")
+        pfs.append(pf)
+    return pfs
+
+
+def _description(spec: TestbedSpec, names: Names, pfs: list[str]) -> dict:
+    """The platform description of this server (uno-platform/1, profile remote): the host's switch is the
+    distribution's Open vSwitch in the host's own namespaces, each DPU a remote sNIC reached over its management
+    link; the file names are where `unoctl pki create` says to install the keys and certificates."""
+    host_bridge, links = names.switch_bridge(names.host), list(mgmt_links(spec))
+    host = {"id": names.host, "role": "host", "datapath_id": datapath_id(names.host), "bridge": host_bridge,
+            "netns": None, "rundir": HOST_OVS_RUNDIR, "ovsdb": f"unix:{HOST_OVS_RUNDIR}/db.sock",
+            "openflow": f"unix:{HOST_OVS_RUNDIR}/{host_bridge}.mgmt",
+            "appctl": f"{HOST_OVS_RUNDIR}/ovs-vswitchd.ctl", "cgroup": _cgroup(names, names.host, None),
+            "ports": [{"name": pf, "ofport": 1 + i, "kind": "pcie",
+                       "peer": {"switch": names.snic(i), "port": PCIE_PORT}} for i, pf in enumerate(pfs)],
+            "ssl_certificate": f"{ETC}/host-cert.pem"}
+    switches, pcie = [host], []
+    for i, (host_ip, snic_ip) in enumerate(links):
+        sw = names.snic(i)
+        address = ip_interface(snic_ip).ip
+        ports = [{"name": PCIE_PORT, "ofport": 1, "kind": "pcie", "peer": {"switch": names.host, "port": pfs[i]}}]
+        ports += [{"name": UPLINKS[k], "ofport": 2 + k, "kind": "wire"} for k in range(spec.wire_ports)]
+        switches.append({
+            "id": sw, "role": "snic", "datapath_id": datapath_id(sw), "bridge": names.switch_bridge(sw),
+            "netns": None, "rundir": remote.SNIC_OVS_RUNDIR, "ovsdb": f"ssl:{address}:{remote.OVSDB_PORT}",
+            "cgroup": _cgroup(names, sw, spec.snic_cores), "ports": ports, "model": "bluefield", "nf_capable": True,
+            "ssl_certificate": f"{ETC}/{sw}-cert.pem",
+            "machine": {"host_ip": host_ip, "snic_ip": snic_ip, "host_ifname": HOST_MGMT_PORT.format(i=i),
+                        "snic_ifname": remote.MGMT_SNIC_PORT, "daemon": f"{address}:{remote.DAEMON_PORT}",
+                        "daemon_name": sw}})
+        pcie.append({"host_port": pfs[i], "snic": sw, "snic_port": PCIE_PORT, "gbps": spec.pcie_gbps,
+                     "mtu": spec.pcie_mtu})
+    return {"schema": "uno-platform/1", "profile": remote.RemotePlatform.profile, "prefix": spec.prefix,
+            "state_dir": f"/run/uno/{spec.prefix}",
+            "spec": {"pcie_gbps": spec.pcie_gbps, "snic_cores": spec.snic_cores, "snics": spec.snics,
+                     "wire_ports": spec.wire_ports, "vms": 0, "pcie_mtu": spec.pcie_mtu, "datapath": "veth",
+                     "mgmt_subnet": spec.mgmt_subnet, "snic_model": "bluefield"},
+            "switches": switches, "pcie_links": pcie, "vms": [],
+            "ssl": {"pki_dir": ETC, "private_key": f"{ETC}/{remote.ONESWITCH_NAME}-privkey.pem",
+                    "certificate": f"{ETC}/{remote.ONESWITCH_NAME}-cert.pem", "ca_cert": f"{ETC}/switchca.pem"},
+            "remote": {"private_key": f"{ETC}/{remote.AGENT_NAME}-privkey.pem",
+                       "certificate": f"{ETC}/{remote.AGENT_NAME}-cert.pem", "ca_cert": f"{ETC}/switchca.pem"}}
+
+
+def _cgroup(names: Names, sw: str, cores: float | None) -> dict:
+    cgroup = SideCgroup.for_name(names.cgroup(sw))
+    return {"cpu": str(cgroup.cpu), "cpuacct": str(cgroup.cpuacct), "cores": cores}
 
 
 def _host_script(spec: TestbedSpec, names: Names) -> str:

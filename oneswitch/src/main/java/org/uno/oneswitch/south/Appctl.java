@@ -2,6 +2,8 @@ package org.uno.oneswitch.south;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +103,7 @@ final class Appctl extends ChannelInboundHandlerAdapter implements DatapathPurge
         } else if (!connecting) {
             connecting = true;
             new Bootstrap().group(group).channel(transport.domainSocketChannel()).handler(this)
-                    .connect(new DomainSocketAddress(path)).addListener((ChannelFuture f) -> {
+                    .connect(new DomainSocketAddress(controlSocket(path))).addListener((ChannelFuture f) -> {
                         connecting = false;
                         if (f.isSuccess()) {
                             channel = f.channel();
@@ -110,6 +112,25 @@ final class Appctl extends ChannelInboundHandlerAdapter implements DatapathPurge
                             failAll(waiting, "cannot reach " + path + ": " + f.cause().getMessage());
                         }
                     });
+        }
+    }
+
+    /**
+     * {@code path}, or where it does not exist the name the daemon gives its control socket by default
+     * next to it, which carries its pid (a system's Open vSwitch: {@code ovs-vswitchd.<pid>.ctl}, found
+     * from {@code ovs-vswitchd.pid} as ovs-appctl finds it). Looked up at each connection: a restarted
+     * daemon has another pid.
+     */
+    static String controlSocket(String path) {
+        Path given = Path.of(path);
+        if (Files.exists(given)) {
+            return path;
+        }
+        try {
+            String pid = Files.readString(given.resolveSibling("ovs-vswitchd.pid")).trim();
+            return pid.matches("[0-9]+") ? given.resolveSibling("ovs-vswitchd." + pid + ".ctl").toString() : path;
+        } catch (IOException e) {
+            return path;
         }
     }
 
