@@ -130,10 +130,11 @@ class EmulatedPlatform(Platform):
 
     def plug_interface(self, switch_id: str, ifname: str) -> int:
         netns = self.switch(switch_id)["netns"]
-        system.run(["ip", "link", "set", ifname, "netns", netns])
+        if netns is not None:       # (None: the switch is in this machine's own namespace, as the interface is)
+            system.run(["ip", "link", "set", ifname, "netns", netns])
         try:
             system.run(["ethtool", "-K", ifname, "tx", "off"], netns=netns)
-            system.run(["ip", "-n", netns, "link", "set", ifname, "up"])
+            system.run(["ip", *(["-n", netns] if netns else []), "link", "set", ifname, "up"])
             return self.side(switch_id).plug(ifname)
         except PlatformError:
             self.remove_port(switch_id, ifname)

@@ -92,8 +92,14 @@ def boot(netns: str, disk: pathlib.Path, hidden: list[str], cgroup: SideCgroup) 
             pass
         return False
 
-    system.wait_for(booted, BOOT_TIMEOUT, f"the sNIC machine in {netns} to boot")
-    proc.stderr.close()
+    try:
+        system.wait_for(booted, BOOT_TIMEOUT, f"the sNIC machine in {netns} to boot")
+    except PlatformError:
+        proc.kill()      # not in the ledger yet; its init goes with it (--kill-child)
+        proc.wait()
+        raise
+    finally:
+        proc.stderr.close()
     return Booted(power=proc.pid, holder=holder[0])
 
 

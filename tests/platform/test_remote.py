@@ -54,7 +54,7 @@ def daemon_address(platform) -> tuple[str, int]:
     return host, int(port)
 
 
-def test_the_snic_sees_its_own_disk_and_not_the_hosts_files(remote):
+def test_the_snic_sees_its_own_disk_and_processes_and_not_the_hosts(remote):
     state = pathlib.Path(remote.description["state_dir"])
     host_db = remote.switch("host")["ovsdb"].removeprefix("unix:")
     assert pathlib.Path(host_db).exists() and (CHECKOUT / "Makefile").exists()   # what the host has
@@ -67,10 +67,8 @@ def test_the_snic_sees_its_own_disk_and_not_the_hosts_files(remote):
     assert on_snic(remote, "python3", "-c", "import uno_agent").returncode != 0
     assert on_snic(remote, "env", "PYTHONPATH=/srv/lib/python", "python3", "-c", "import uno_snicd").returncode == 0
 
-
-def test_the_snic_sees_only_its_own_processes(remote):
-    """The sNIC has a PID namespace of its own: no host process is in its /proc, so none of their roots (which
-    would open the host's files, its private keys among them) is reachable there."""
+    # A PID namespace of its own: no host process is in its /proc, so none of their roots (which would open the
+    # host's files, its private keys among them) is reachable there.
     key = pathlib.Path(remote.description["remote"]["private_key"])
     through_proc = pathlib.Path(f"/proc/{os.getpid()}/root") / key.relative_to("/")
     assert through_proc.read_text().startswith("-----BEGIN")          # here, this process's root opens it
@@ -87,7 +85,7 @@ def test_the_snic_sees_only_its_own_processes(remote):
     assert "3017.5" not in commands
 
 
-def test_the_daemon_answers_only_the_agents_certificate(remote, tmp_path):
+def test_the_daemon_answers_the_agents_certificate_and_lets_oneswitchs_only_purge(remote, tmp_path):
     address = daemon_address(remote)
     creds = remote.description["remote"]
     agent = wire.context(ssl.Purpose.SERVER_AUTH, creds["certificate"], creds["private_key"], creds["ca_cert"])
@@ -105,29 +103,23 @@ def test_the_daemon_answers_only_the_agents_certificate(remote, tmp_path):
             reply = None
     assert reply is None
 
-    # A certificate of the same PKI with another name (OneSwitch's), or one named uno-agent by another CA.
-    pki_dir = pathlib.Path(creds["certificate"]).parent
-    oneswitch = wire.context(ssl.Purpose.SERVER_AUTH, str(pki_dir / "oneswitch-cert.pem"),
-                             str(pki_dir / "oneswitch-privkey.pem"), creds["ca_cert"])
+    # One named uno-agent by another CA.
     foreign_pki = pki.create(tmp_path / "foreign", ["snic0"], (AGENT_NAME,))
     foreign = wire.context(ssl.Purpose.SERVER_AUTH, str(foreign_pki.certificate(AGENT_NAME)),
                            str(foreign_pki.private_key(AGENT_NAME)), creds["ca_cert"])
-    for tls in (oneswitch, foreign):
-        with pytest.raises(RemoteError):
-            SnicClient(address, tls, "snic0").call("start_nf", id="intruder", binary="noop", port="intrude")
+    with pytest.raises(RemoteError):
+        SnicClient(address, foreign, "snic0").call("start_nf", id="intruder", binary="noop", port="intrude")
     assert SnicClient(address, agent, "snic0").call("list")["nfs"] == {}
 
     # The agent refuses a daemon that is not its sNIC's.
     with pytest.raises(RemoteError, match="not 'snic1'"):
         SnicClient(address, agent, "snic1").call("ping")
 
-
-def test_oneswitchs_certificate_may_only_purge_the_sNIC_switchs_cached_flows(remote):
-    """OneSwitch cannot reach the sNIC's Open vSwitch control socket: it asks the daemon, with its certificate,
-    to purge the switch's cached datapath flows after changing the bridge's rules, and that is all it may ask."""
-    creds = remote.description["remote"]
+    # OneSwitch's certificate (same PKI, another name): OneSwitch cannot reach the sNIC's Open vSwitch control
+    # socket, so it asks the daemon to purge the switch's cached datapath flows after changing the bridge's rules,
+    # and that is all it may ask.
     pki_dir = pathlib.Path(creds["certificate"]).parent
-    oneswitch = SnicClient(daemon_address(remote), wire.context(
+    oneswitch = SnicClient(address, wire.context(
         ssl.Purpose.SERVER_AUTH, str(pki_dir / "oneswitch-cert.pem"), str(pki_dir / "oneswitch-privkey.pem"),
         creds["ca_cert"]), "snic0")
     for op, args in (("list", {}), ("start_nf", {"id": "x", "binary": "noop", "port": nf_port(remote, "x")}),
