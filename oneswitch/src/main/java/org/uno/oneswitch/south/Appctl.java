@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +18,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.unix.DomainSocketAddress;
 
@@ -31,24 +29,17 @@ import org.uno.oneswitch.codec.Transport;
  * flows, so that they follow the flow table at once (see {@code PhysicalSwitches.revalidated}).
  * The purge is three commands sent in one write: see {@link DatapathPurge#purge}.
  *
- * <p>The connection is opened on the first call and again after it closes; a call made while it
- * is down fails. Runs on OneSwitch's event loop.
+ * <p>The connection is opened on the first call and again after it closes ({@link LazyConnection}).
+ * Runs on OneSwitch's event loop.
  */
-final class Appctl extends ChannelInboundHandlerAdapter implements DatapathPurge {
+final class Appctl extends LazyConnection<JsonNode> implements DatapathPurge {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> PURGE_SEQUENCE =
             List.of("revalidator/pause", "revalidator/purge", "revalidator/resume");
 
-    private record Call(long id, byte[] request, CompletableFuture<JsonNode> reply) {
-    }
-
     private final String path;
     private final EventLoopGroup group;
     private final Transport transport;
-    private final ArrayDeque<Call> waiting = new ArrayDeque<>();
-    private final ArrayDeque<Call> sent = new ArrayDeque<>();
-    private Channel channel;
-    private boolean connecting;
     private ByteBuf in = Unpooled.buffer();
     private long nextId = 1;
 
@@ -68,17 +59,15 @@ final class Appctl extends ChannelInboundHandlerAdapter implements DatapathPurge
      * the daemon receives all of them or none; completes when all have succeeded.
      */
     private CompletableFuture<Void> callAll(List<String> methods) {
-        CompletableFuture<?>[] replies = methods.stream().map(this::enqueue).toArray(CompletableFuture[]::new);
+        CompletableFuture<?>[] replies = methods.stream().map(this::call).toArray(CompletableFuture[]::new);
         flush();
         return CompletableFuture.allOf(replies);
     }
 
-    private CompletableFuture<JsonNode> enqueue(String method) {
-        ObjectNode req = JSON.createObjectNode().put("method", method).put("id", nextId);
+    private CompletableFuture<JsonNode> call(String method) {
+        ObjectNode req = JSON.createObjectNode().put("method", method).put("id", nextId++);
         req.putArray("params");
-        Call c = new Call(nextId++, req.toString().getBytes(StandardCharsets.UTF_8), new CompletableFuture<>());
-        waiting.add(c);
-        return c.reply().thenApply(r -> {
+        return enqueue(req.toString().getBytes(StandardCharsets.UTF_8)).thenApply(r -> {
             if (!r.path("error").isNull() && !r.path("error").isMissingNode()) {
                 throw new IllegalStateException(method + " failed: " + r.path("error").asText());
             }
@@ -87,32 +76,19 @@ final class Appctl extends ChannelInboundHandlerAdapter implements DatapathPurge
     }
 
     @Override
-    public void close() {
-        if (channel != null) {
-            channel.close();
-        }
-    }
-
-    private void flush() {
-        if (channel != null && channel.isActive()) {
-            for (Call c; (c = waiting.poll()) != null; ) {
-                sent.add(c);
-                channel.write(Unpooled.wrappedBuffer(c.request()));
-            }
-            channel.flush();
-        } else if (!connecting) {
-            connecting = true;
-            new Bootstrap().group(group).channel(transport.domainSocketChannel()).handler(this)
-                    .connect(new DomainSocketAddress(controlSocket(path))).addListener((ChannelFuture f) -> {
-                        connecting = false;
-                        if (f.isSuccess()) {
-                            channel = f.channel();
-                            flush();
-                        } else {
-                            failAll(waiting, "cannot reach " + path + ": " + f.cause().getMessage());
-                        }
-                    });
-        }
+    protected CompletableFuture<Channel> open() {
+        CompletableFuture<Channel> opened = new CompletableFuture<>();
+        String socket = controlSocket(path);
+        new Bootstrap().group(group).channel(transport.domainSocketChannel()).handler(this)
+                .connect(new DomainSocketAddress(socket)).addListener((ChannelFuture f) -> {
+                    if (f.isSuccess()) {
+                        opened.complete(f.channel());
+                    } else {
+                        opened.completeExceptionally(new IllegalStateException("cannot reach " + socket + ": "
+                                + f.cause().getMessage()));
+                    }
+                });
+        return opened;
     }
 
     /**
@@ -135,40 +111,22 @@ final class Appctl extends ChannelInboundHandlerAdapter implements DatapathPurge
     }
 
     @Override
-    public boolean isSharable() {
-        return true;
-    }
-
-    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws IOException {
         ByteBuf b = (ByteBuf) msg;
         in.writeBytes(b);
         b.release();
         for (byte[] object : takeObjects()) {
-            JsonNode reply = JSON.readTree(object);
-            Call c = sent.poll();
-            if (c != null) {
-                c.reply().complete(reply);
+            CompletableFuture<JsonNode> reply = oldest();
+            if (reply != null) {
+                reply.complete(JSON.readTree(object));
             }
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        channel = null;
         in = Unpooled.buffer();
-        failAll(sent, "connection to " + path + " closed");
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        ctx.close();
-    }
-
-    private static void failAll(ArrayDeque<Call> calls, String why) {
-        for (Call c; (c = calls.poll()) != null; ) {
-            c.reply().completeExceptionally(new IllegalStateException(why));
-        }
+        super.channelInactive(ctx);
     }
 
     /** The complete top-level JSON objects at the start of the input (the rest waits for more bytes). */

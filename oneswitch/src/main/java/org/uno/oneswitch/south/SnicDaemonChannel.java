@@ -1,8 +1,8 @@
 package org.uno.oneswitch.south;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -12,14 +12,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.handler.ssl.SslHandler;
@@ -34,11 +32,11 @@ import org.uno.oneswitch.codec.Transport;
  * nothing else), and the daemon must present the certificate the description names for that
  * switch.
  *
- * <p>The connection is opened on the first call and again after it closes. A call not answered
- * within {@value #PURGE_TIMEOUT_MS} ms (a management link that went down) fails and closes the
- * connection. Runs on OneSwitch's event loop.
+ * <p>The connection is opened on the first call and again after it closes ({@link LazyConnection}).
+ * A call not answered within {@value #PURGE_TIMEOUT_MS} ms (a management link that went down)
+ * fails and closes the connection. Runs on OneSwitch's event loop.
  */
-final class SnicDaemonChannel extends SimpleChannelInboundHandler<ByteBuf> implements DatapathPurge {
+final class SnicDaemonChannel extends LazyConnection<JsonNode> implements DatapathPurge {
     static final long PURGE_TIMEOUT_MS = 1000;
     private static final int MAX_MESSAGE = 1 << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,10 +47,6 @@ final class SnicDaemonChannel extends SimpleChannelInboundHandler<ByteBuf> imple
     private final EventLoopGroup group;
     private final Transport transport;
     private final SouthboundTls tls;
-    private final ArrayDeque<CompletableFuture<Void>> waiting = new ArrayDeque<>();
-    private final ArrayDeque<CompletableFuture<Void>> sent = new ArrayDeque<>();
-    private Channel channel;
-    private boolean connecting;
 
     SnicDaemonChannel(String switchId, InetSocketAddress address, EventLoopGroup group, Transport transport,
                       SouthboundTls tls) {
@@ -65,8 +59,7 @@ final class SnicDaemonChannel extends SimpleChannelInboundHandler<ByteBuf> imple
 
     @Override
     public CompletableFuture<Void> purge() {
-        CompletableFuture<Void> reply = new CompletableFuture<>();
-        waiting.add(reply);
+        CompletableFuture<JsonNode> reply = enqueue(PURGE);
         flush();
         var timer = group.schedule(() -> {
             if (reply.completeExceptionally(new IllegalStateException("the sNIC daemon at " + address
@@ -74,107 +67,67 @@ final class SnicDaemonChannel extends SimpleChannelInboundHandler<ByteBuf> imple
                 close();
             }
         }, PURGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        return reply.whenComplete((v, t) -> timer.cancel(false));
-    }
-
-    @Override
-    public void close() {
-        if (channel != null) {
-            channel.close();
-        }
-    }
-
-    private void flush() {
-        if (channel != null && channel.isActive()) {
-            for (CompletableFuture<Void> r; (r = waiting.poll()) != null; ) {
-                if (!r.isDone()) {
-                    sent.add(r);
-                    channel.write(Unpooled.wrappedBuffer(PURGE));
-                }
+        return reply.whenComplete((r, t) -> timer.cancel(false)).thenAccept(r -> {
+            if (!r.path("ok").asBoolean(false)) {
+                throw new IllegalStateException("the sNIC daemon at " + address + " refused: "
+                        + r.path("error").asText("no reason"));
             }
-            channel.flush();
-        } else if (!connecting) {
-            connecting = true;
-            new Bootstrap().group(group).channel(transport.socketChannel())
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) PURGE_TIMEOUT_MS)
-                    .handler(new ChannelInitializer<>() {
-                        @Override
-                        protected void initChannel(Channel c) {
-                            c.pipeline().addLast(tls.newClientHandler(c.alloc()),
-                                    new LengthFieldBasedFrameDecoder(MAX_MESSAGE, 0, 4, 0, 4),
-                                    new LengthFieldPrepender(4), SnicDaemonChannel.this);
+        });
+    }
+
+    @Override
+    protected CompletableFuture<Channel> open() {
+        CompletableFuture<Channel> opened = new CompletableFuture<>();
+        new Bootstrap().group(group).channel(transport.socketChannel())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) PURGE_TIMEOUT_MS)
+                .handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel c) {
+                        c.pipeline().addLast(tls.newClientHandler(c.alloc()),
+                                new LengthFieldBasedFrameDecoder(MAX_MESSAGE, 0, 4, 0, 4),
+                                new LengthFieldPrepender(4), SnicDaemonChannel.this);
+                    }
+                })
+                .connect(address).addListener((ChannelFuture f) -> {
+                    if (!f.isSuccess()) {
+                        opened.completeExceptionally(new IllegalStateException("cannot reach " + address + ": "
+                                + f.cause().getMessage()));
+                        return;
+                    }
+                    SslHandler ssl = f.channel().pipeline().get(SslHandler.class);
+                    ssl.handshakeFuture().addListener(h -> {
+                        String refused = h.isSuccess() ? unproven(ssl)
+                                : "TLS with " + address + " failed: " + h.cause().getMessage();
+                        if (refused == null) {
+                            opened.complete(f.channel());
+                        } else {
+                            f.channel().close();
+                            opened.completeExceptionally(new IllegalStateException(refused));
                         }
-                    })
-                    .connect(address).addListener((ChannelFuture f) -> {
-                        if (!f.isSuccess()) {
-                            connected(null, "cannot reach " + address + ": " + f.cause().getMessage());
-                            return;
-                        }
-                        SslHandler ssl = f.channel().pipeline().get(SslHandler.class);
-                        ssl.handshakeFuture().addListener(h -> {
-                            if (!h.isSuccess()) {
-                                f.channel().close();
-                                connected(null, "TLS with " + address + " failed: " + h.cause().getMessage());
-                            } else if (!tls.proves(switchId, ssl.engine().getSession())) {
-                                f.channel().close();
-                                connected(null, address + " presented "
-                                        + SouthboundTls.subject(ssl.engine().getSession()).orElse("no certificate")
-                                        + ", not the certificate of " + switchId);
-                            } else {
-                                connected(f.channel(), null);
-                            }
-                        });
                     });
-        }
+                });
+        return opened;
     }
 
-    private void connected(Channel c, String failure) {
-        connecting = false;
-        channel = c;
-        if (c != null) {
-            flush();
-        } else {
-            failAll(waiting, failure);
+    /** Why the daemon's certificate is not the one of the switch, or null if it is. */
+    private String unproven(SslHandler ssl) {
+        if (tls.proves(switchId, ssl.engine().getSession())) {
+            return null;
         }
+        return address + " presented " + SouthboundTls.subject(ssl.engine().getSession()).orElse("no certificate")
+                + ", not the certificate of " + switchId;
     }
 
     @Override
-    public boolean isSharable() {
-        return true;
-    }
-
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) throws Exception {
-        JsonNode reply = JSON.readTree(ByteBufUtil.getBytes(frame));
-        CompletableFuture<Void> r = sent.poll();
-        if (r == null) {
-            return;
-        }
-        if (reply.path("ok").asBoolean(false)) {
-            r.complete(null);
-        } else {
-            r.completeExceptionally(new IllegalStateException("the sNIC daemon at " + address + " refused: "
-                    + reply.path("error").asText("no reason")));
-        }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (channel != null && ctx.channel() != channel) {
-            return;   // an earlier connection, closed after a timeout
-        }
-        channel = null;
-        failAll(sent, "connection to " + address + " closed");
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        ctx.close();
-    }
-
-    private static void failAll(ArrayDeque<CompletableFuture<Void>> calls, String why) {
-        for (CompletableFuture<Void> c; (c = calls.poll()) != null; ) {
-            c.completeExceptionally(new IllegalStateException(why));
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws IOException {
+        ByteBuf frame = (ByteBuf) msg;
+        try {
+            CompletableFuture<JsonNode> reply = oldest();
+            if (reply != null) {
+                reply.complete(JSON.readTree(ByteBufUtil.getBytes(frame)));
+            }
+        } finally {
+            frame.release();
         }
     }
 }
