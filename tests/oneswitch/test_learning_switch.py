@@ -13,6 +13,9 @@ from uno_platform.traffic import netns_run, ping, tcp_echo
 
 pytestmark = pytest.mark.platform
 
+# OneSwitch's tag group of tag t has id TAG_GROUP_BASE + t (translate/Layout.java).
+TAG_GROUP_BASE = 0xffe30000
+
 RULE = re.compile(r"n_packets=(\d+),.*priority=1,in_port=(\d+),dl_dst=([0-9a-f:]+) actions=output:(\d+)")
 
 
@@ -76,14 +79,15 @@ def test_vm_and_ext_talk_through_oneswitch_with_learned_virtual_rules(oneswitch_
     to_wire = re.search(rf"table=1, .*priority=1,in_port={vm_port},dl_dst={ext['mac']} actions=group:(\d+)", host_flows)
     to_vm = re.search(rf"table=1, .*priority=1,in_port={wire_port},dl_dst={vm['mac']} actions=group:(\d+)", snic_flows)
     assert to_wire and to_vm, (host_flows, snic_flows)
-    tag_to_wire, tag_to_vm = int(to_wire[1]) & 0xffff, int(to_vm[1]) & 0xffff
-    # Each tag is delivered as an MPLS label pushed after the VLAN tags (IPv4, ARP, ...; the tag times 16, past the
-    # reserved labels), and, for other Ethertypes, as the label around the whole frame, which the dispatch table
-    # decapsulates into the tunnel id before the delivery.
-    label = tag_to_wire << 4
+    tag_to_wire, tag_to_vm = int(to_wire[1]) - TAG_GROUP_BASE, int(to_vm[1]) - TAG_GROUP_BASE
+    # Each tag is delivered as an MPLS label pushed after the VLAN tags (IPv4, ARP, ...; the label is the tag, from
+    # 16, past the reserved labels), and, for other Ethertypes, as the label around the whole frame, which the
+    # dispatch table decapsulates into the tunnel id before the delivery.
+    assert 16 <= tag_to_wire < 1 << 20 and 16 <= tag_to_vm < 1 << 20, (tag_to_wire, tag_to_vm)
+    label = tag_to_wire
     assert f"mpls,in_port={pcie_s},mpls_label={label} actions=resubmit(,253),output:{wire_port}" in snic_flows
     assert f"tun_id={label:#x},in_port={pcie_s} actions=output:{wire_port}" in snic_flows
-    assert f"tun_id={tag_to_vm << 4:#x},in_port={pcie_h} actions=output:{vm_port}" in host_flows
+    assert f"tun_id={tag_to_vm:#x},in_port={pcie_h} actions=output:{vm_port}" in host_flows
     assert re.search(rf"cookie=0x554f.*mpls,in_port={pcie_s},mpls_tc=7 actions=move:OXM_OF_MPLS_LABEL\[\]->"
                      r"NXM_NX_TUN_ID\[0..19\],decap\(\),decap\(packet_type\(ns=0,type=0\)\),resubmit\(,0\)",
                      snic_flows), snic_flows

@@ -41,9 +41,10 @@ def physical(platform, switch_id: str) -> dict[str, tuple[str, int]]:
     return out
 
 
-# The id of OneSwitch's own flow-id tag group 1, which the group's bucket itself needs on snic0: the group's
-# copies have another id there, and a restarted OneSwitch must give them the same one (the state file's group_ids).
-GROUP = 0xfff00001
+# The id of OneSwitch's own first flow-id tag group (tag 16), which the group's bucket itself needs on snic0: the
+# group's copies have another id there, and a restarted OneSwitch must give them the same one (the state file's
+# group_ids).
+GROUP = 0xffe30010
 
 
 def install(stack) -> None:

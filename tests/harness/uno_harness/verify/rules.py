@@ -33,10 +33,10 @@ def _mac(rng: random.Random) -> str:
 
 
 # Group ids one Open vSwitch bridge accepts that OneSwitch also uses for its own groups on the switches
-# (flow-id tag group 1, the flood group, a port group), the one it gives the first such group instead, and
+# (the first flow-id tag group, the flood group, a port group), the one it gives the first such group instead, and
 # the last valid id: every fourth group from the second has one, so the controller's and OneSwitch's
 # groups of one id meet in every run.
-RESERVED_GROUP_IDS = (0xfff00001, 0xffe20000, 0xffe00003, 0xffdfffff, 0xffffff00)
+RESERVED_GROUP_IDS = (0xffe30010, 0xffe20000, 0xffe00003, 0xffdfffff, 0xffffff00)
 
 
 def generate_groups(rng: random.Random, ports: list[int], count: int, kinds=("all", "indirect", "ff")) -> list[dict]:

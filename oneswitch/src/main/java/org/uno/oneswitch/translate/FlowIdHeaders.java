@@ -21,7 +21,7 @@ import org.uno.oneswitch.plan.PhysicalRule;
 /**
  * How a flow id crosses a PCIe link without touching the tenant's headers. Open vSwitch keeps at
  * most two VLAN headers, so a VLAN tag pushed on a tenant's QinQ frame would push its inner tag
- * out. So the flow id travels as an MPLS label (the tag times 16, see {@link #label}):
+ * out. So the flow id travels as an MPLS label (the tag itself, see {@link #label}):
  *
  * <ul>
  *   <li>pushed after the VLAN headers, for every Ethertype in {@link Layout#MPLS_ETHERTYPES}:
@@ -43,9 +43,6 @@ final class FlowIdHeaders {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
     /** Nicira's resubmit keeps the packet's in_port with this value (OpenFlow 1.0's IN_PORT). */
     private static final int SAME_IN_PORT = 0xfff8;
-    /** Where the 16-bit tag sits in the 20-bit label (see {@link #label}). */
-    private static final int LABEL_SHIFT = 4;
-    private static final int TAG_BITS = 16;
     private static final int LABEL_BITS = 20;
 
     private FlowIdHeaders() {
@@ -59,11 +56,11 @@ final class FlowIdHeaders {
     }
 
     /**
-     * The label of flow id {@code tag}: the tag shifted past the labels 0-15, which MPLS reserves
-     * (explicit null, router alert, ...) and a hardware switch may treat apart.
+     * The label of flow id {@code tag}: the tag itself, as tags start past the labels 0-15, which
+     * MPLS reserves (explicit null, router alert, ...) and a hardware switch may treat apart.
      */
     static int label(int tag) {
-        return tag << LABEL_SHIFT;
+        return tag;
     }
 
     /** The match of packets arriving on {@code link} with flow id {@code tag} as an MPLS label. */
@@ -103,8 +100,7 @@ final class FlowIdHeaders {
                         OF13.oxms().ethType(EthType.of(Layout.MPLS_ETHERTYPES.get(code)))), List.of(
                         other(OF13.actions().pushMpls(EthType.MPLS_UNICAST)),
                         other(OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) code)))),
-                        // push_mpls starts from 0 (IPv4), 2 (IPv6) or a copy of the outer label: clear it first
-                        other(OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0)))),
+                        // the move writes all 20 bits of the label push_mpls made (0, 2 or the outer label)
                         other(moveTag()), Action.Output.to(link))));
             }
             // In a clone, so that the actions after the tag group see the frame as it was (Open vSwitch cannot
@@ -113,7 +109,6 @@ final class FlowIdHeaders {
             out.add(rule(switchId, Layout.EGRESS_TABLE, 1, viaLink, List.of(other(OvsEncapAction.clone(List.of(
                     OvsEncapAction.encapMpls(),
                     OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE))),
-                    OF13.actions().setField(OF13.oxms().mplsLabel(U32.of(0))),
                     moveTag(), OvsEncapAction.encapEthernet(), OF13.actions().output(link, 0),
                     resubmitTo(Layout.CLEAR_TABLE)))))));
             out.add(rule(switchId, Layout.DISPATCH_TABLE, Layout.ENCAP_PRIORITY, FlowMatch.of(List.of(
@@ -139,9 +134,9 @@ final class FlowIdHeaders {
                 List.of(new Instruction.ApplyActions(actions)), PhysicalRule.Role.INFRASTRUCTURE, 0);
     }
 
-    /** Copies the tag from the tag register into the label's bits above {@link #LABEL_SHIFT}. */
+    /** Copies the tag from the tag register into the label. */
     private static OFAction moveTag() {
-        return OF13.actions().buildNiciraMove().setNBits(TAG_BITS).setSrcOfs(0).setDstOfs(LABEL_SHIFT)
+        return OF13.actions().buildNiciraMove().setNBits(LABEL_BITS).setSrcOfs(0).setDstOfs(0)
                 .setSrc(Layout.OXM_REG6).setDst(Layout.OXM_MPLS_LABEL).build();
     }
 

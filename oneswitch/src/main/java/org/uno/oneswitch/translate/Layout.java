@@ -31,14 +31,14 @@ public final class Layout {
     public static final int DROP_PRIORITY = 0;
     /** The TPID of drain markers (802.1ad service tag). */
     public static final int TAG_TPID = 0x88a8;
-    public static final int FIRST_TAG = 1;
-    /** Tags fill the 16 bits of the label above its four low bits (see {@code FlowIdHeaders.label}). */
-    public static final int LAST_TAG = 0xffff;
+    /** A tag is its MPLS label (see {@code FlowIdHeaders}), and labels 0-15 are MPLS's own. */
+    public static final int FIRST_TAG = 16;
+    public static final int LAST_TAG = 0xfffff;
     /** Drain marker of switch number i (topology order) is this plus i. */
     public static final int MARKER_BASE = 4064;
     public static final int MAX_SWITCHES = 4094 - MARKER_BASE + 1;
-    /** Tag group of tag t on a switch has id TAG_GROUP_BASE + t. */
-    public static final long TAG_GROUP_BASE = 0xfff00000L;
+    /** Tag group of tag t on a switch has id TAG_GROUP_BASE + t (below OFPG_MAX for every tag). */
+    public static final long TAG_GROUP_BASE = 0xffe30000L;
     /**
      * Port groups (see {@link #portGroup}): outputs in action sets become groups (see {@link Localizer}).
      */

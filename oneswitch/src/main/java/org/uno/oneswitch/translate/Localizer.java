@@ -211,7 +211,7 @@ final class Localizer {
 
     private void flush(TreeSet<OFPort> remote, List<Action> out) throws TranslationConflictException {
         if (!remote.isEmpty()) {
-            out.add(routes.sendTo(switchId, remote));
+            out.addAll(routes.sendTo(switchId, remote));
             remote.clear();
         }
     }

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
@@ -65,14 +66,25 @@ final class TagRoutes {
     }
 
     /**
-     * The action that sends the packet from {@code sender} to the virtual ports {@code remote}
-     * (all mapped to other switches): the tag group of their tag.
+     * The actions that send the packet from {@code sender} to the virtual ports {@code remote}
+     * (all mapped to other switches): the tag group of their tag, or when the set gets no tag (see
+     * {@link TagSpace#reserve}) the tag group of each port in turn. One port's set is one action.
      */
-    Action sendTo(String sender, Collection<OFPort> remote) throws TranslationConflictException {
-        int tag = tags.reserve(remote);
+    List<Action> sendTo(String sender, Collection<OFPort> remote) throws TranslationConflictException {
+        OptionalInt tag = tags.reserve(remote);
+        if (tag.isPresent()) {
+            return List.of(tagGroup(sender, tag.getAsInt(), remote));
+        }
+        List<Action> out = new ArrayList<>(remote.size());
+        for (OFPort p : remote) {
+            out.add(tagGroup(sender, tags.reserve(List.of(p)).orElseThrow(), List.of(p)));
+        }
+        return out;
+    }
+
+    private Action tagGroup(String sender, int tag, Collection<OFPort> remote) {
         long groupId = Layout.TAG_GROUP_BASE + tag;
-        PhysicalGroup.GroupKey key = new PhysicalGroup.GroupKey(sender, groupId);
-        if (!groups.containsKey(key)) {
+        if (!groups.containsKey(new PhysicalGroup.GroupKey(sender, groupId))) {
             build(sender, tag, remote);
         }
         return new Action.Group(OFGroup.of((int) groupId));
@@ -107,8 +119,8 @@ final class TagRoutes {
                 remote.add(m.virtualPort());
             }
         }
-        if (!remote.isEmpty()) {
-            buckets.add(Bucket.of(List.of(sendTo(switchId, remote))));
+        for (Action send : remote.isEmpty() ? List.<Action>of() : sendTo(switchId, remote)) {
+            buckets.add(Bucket.of(List.of(send)));
         }
         PhysicalGroup g = new PhysicalGroup(switchId, Layout.FLOOD_GROUP, OFGroupType.ALL, buckets, 0);
         groups.putIfAbsent(g.groupKey(), g);

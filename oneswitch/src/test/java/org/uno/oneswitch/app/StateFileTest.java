@@ -248,7 +248,7 @@ class StateFileTest {
 
     @Test
     void aGroupsIdOnTheSwitchesSurvivesARestartAndIsChecked() throws Exception {
-        long tagOne = Layout.TAG_GROUP_BASE + 1;
+        long tagOne = Layout.TAG_GROUP_BASE + Layout.FIRST_TAG;
         long alias = Layout.FIRST_RESERVED_GROUP - 1;
         StateFixture g = new StateFixture();
         StateFixture.Sink s = new StateFixture.Sink();

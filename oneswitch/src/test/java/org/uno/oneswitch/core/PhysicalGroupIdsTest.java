@@ -39,7 +39,7 @@ import org.uno.oneswitch.translate.Layout;
  * groups applying or watching it use, and which the controller never sees.
  */
 class PhysicalGroupIdsTest {
-    private static final long TAG_ONE = Layout.TAG_GROUP_BASE + 1;
+    private static final long TAG_ONE = Layout.TAG_GROUP_BASE + Layout.FIRST_TAG;
     private static final long FIRST_ALIAS = Layout.FIRST_RESERVED_GROUP - 1;
 
     private final StateFixture f = new StateFixture();
@@ -49,7 +49,7 @@ class PhysicalGroupIdsTest {
 
     @Test
     void aGroupWithOneOfOneSwitchsIdsWorksBesideTheGroupOfThatId() throws Exception {
-        // V3 is on snic0: the host's rule for V1 sends over the link through tag group 1 (TAG_ONE).
+        // V3 is on snic0: the host's rule for V1 sends over the link through the first tag's group (TAG_ONE).
         f.add(0, 10, match(inPort(1)), apply(out(3)));
         addGroup(TAG_ONE, out(2));
         f.add(0, 20, match(inPort(2)), apply(group(TAG_ONE)));
@@ -65,7 +65,7 @@ class PhysicalGroupIdsTest {
         assertEquals(1, stats.size());
         assertEquals(TAG_ONE, stats.get(0).group());
         assertEquals(RecordingNetwork.COPY_COUNTS.plus(RecordingNetwork.COPY_COUNTS), stats.get(0).total(),
-                "its copies on the host and snic0, not tag group 1 (on the host only)");
+                "its copies on the host and snic0, not the first tag's group (on the host only)");
         assertEquals(1, stats.get(0).refCount());
     }
 

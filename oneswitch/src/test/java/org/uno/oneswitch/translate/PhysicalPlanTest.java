@@ -13,6 +13,7 @@ import static org.uno.oneswitch.testing.Fixtures.rule;
 
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 import org.junit.jupiter.api.Test;
 import org.projectfloodlight.openflow.types.OFPort;
@@ -49,14 +50,14 @@ class PhysicalPlanTest {
     void crossingRuleInstallsItsGroupBeforeItsEntriesAndRemovesEverything() throws Exception {
         PlanDiff add = install(rule(1, 10, match(inPort(1), ethDst("02:00:00:00:02:00")), apply(out(3))));
         assertEquals("""
-                ADD host group=4293918721 type=all bucket(set_field:0x00000001->reg6,set_field:0x00000001->reg5,resubmit(,252))
-                ADD host table=1,priority=10,in_port=2,eth_dst=02:00:00:00:02:00 actions=group:4293918721
+                ADD host group=4293066768 type=all bucket(set_field:0x00000010->reg6,set_field:0x00000001->reg5,resubmit(,252))
+                ADD host table=1,priority=10,in_port=2,eth_dst=02:00:00:00:02:00 actions=group:4293066768
                 ADD snic0 table=0,priority=301,in_port=1,eth_type=0x8847,mpls_label=0x00000010 actions=resubmit(,253),output:2
                 ADD snic0 table=0,priority=303,in_port=1,tunnel_id=0x0000000000000010 actions=output:2
                 """, Render.changes(add));
         assertTrue(add.inOrder().get(0) instanceof GroupChange, "the group comes before the entry that uses it");
         assertEquals(1, tags.size());
-        assertEquals(List.of(OFPort.of(3)), tags.portsOf(1));
+        assertEquals(List.of(OFPort.of(3)), tags.portsOf(Layout.FIRST_TAG));
         PlanDiff gone = remove(1);
         assertTrue(gone.inOrder().get(gone.size() - 1) instanceof GroupChange, "the group goes last");
         assertEquals(0, plan.size());
@@ -120,13 +121,13 @@ class PhysicalPlanTest {
         assertEquals(2, tags.size());
         PlanDiff end = plan.replace(Map.of(Owner.retired(1), Translation.EMPTY));
         assertEquals("""
-                DELETE host group=4293918721 type=all bucket(set_field:0x00000001->reg6,set_field:0x00000001->reg5,resubmit(,252))
+                DELETE host group=4293066768 type=all bucket(set_field:0x00000010->reg6,set_field:0x00000001->reg5,resubmit(,252))
                 DELETE snic0 table=0,priority=301,in_port=1,eth_type=0x8847,mpls_label=0x00000010
                 DELETE snic0 table=0,priority=303,in_port=1,tunnel_id=0x0000000000000010
                 """, Render.changes(end), "the real owner's entry on in_port=2 stays");
         assertEquals(1, tags.size());
         assertEquals(List.of(new Instruction.ApplyActions(List.of(new org.uno.oneswitch.model.Action.Group(
-                org.projectfloodlight.openflow.types.OFGroup.of((int) (Layout.TAG_GROUP_BASE + 2)))))),
+                org.projectfloodlight.openflow.types.OFGroup.of((int) (Layout.TAG_GROUP_BASE + Layout.FIRST_TAG + 1)))))),
                 plan.entries("host").get(0).instructions());
     }
 
@@ -159,10 +160,11 @@ class PhysicalPlanTest {
         install(rule(1, 10, match(inPort(1)), apply(out(3))));
         remove(1);
         install(rule(2, 10, match(inPort(1)), apply(out(4))));
-        assertEquals(Map.of(2, List.of(4)), tags.allocations(), "a freed tag is not reused at once");
+        assertEquals(Map.of(17, List.of(4)), tags.allocations(), "a freed tag is not reused at once");
         TagSpace restored = new TagSpace();
-        restored.restore(tags.allocations());
-        assertEquals(2, restored.reserve(List.of(OFPort.of(4))));
-        assertEquals(3, restored.reserve(List.of(OFPort.of(3))));
+        restored.restore(Map.of(3, List.of(5), 17, List.of(4)));
+        assertEquals(Map.of(17, List.of(4)), restored.allocations(), "a 16-bit layout's tag below 16 is dropped");
+        assertEquals(OptionalInt.of(17), restored.reserve(List.of(OFPort.of(4))));
+        assertEquals(OptionalInt.of(18), restored.reserve(List.of(OFPort.of(3))));
     }
 }

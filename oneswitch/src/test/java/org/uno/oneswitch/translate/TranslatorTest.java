@@ -40,7 +40,8 @@ import org.uno.oneswitch.testing.Render;
 
 /**
  * The translation cases, one golden file each (virtual rule in, physical entries out). Tags are
- * allocated in order from 1, so the files show tag 1 as group 4293918721 (0xfff00001).
+ * allocated in order from 16, the first label past MPLS's own, so the files show tag 16 as group
+ * 4293066768 (0xffe30010) and label 0x10.
  */
 class TranslatorTest {
     private final Translator one = new Translator(Fixtures.topology(1), p -> true);
@@ -129,6 +130,21 @@ class TranslatorTest {
     @Test
     void onlyVirtualPortsEnterThePipeline() {
         Golden.check("dispatch-table", Render.translation(two().infrastructure(Fixtures.ports(2))));
+    }
+
+    /**
+     * With the tags for sets of several ports used up, a set is sent one copy per port (each port's
+     * own tag), in an action list and in the flood group: the same packets leave the same ports.
+     */
+    @Test
+    void setsWithoutATagAreSentPortByPort() throws Exception {
+        TagSpace singlePortsOnly = new TagSpace(Layout.FIRST_TAG, Layout.FIRST_TAG + 9, 10);
+        PortMap fig6 = Fixtures.fig6Ports();
+        Golden.check("sets-port-by-port", Render.translation(one.translate(rule(1, 10, match(inPort(1)),
+                apply(out(2), out(3), out(4))), fig6, singlePortsOnly)) + "--- FLOOD in an action set\n"
+                + Render.translation(one.translate(rule(2, 10, match(inPort(2)),
+                        List.of(new Instruction.WriteActions(List.of(out(OFPort.FLOOD))))), fig6,
+                        singlePortsOnly)));
     }
 
     @Test
