@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import dataclasses
 import json
 import pathlib
 import re
@@ -24,7 +25,9 @@ from uno_snicd.__main__ import parse_args
 SPEC = TestbedSpec(snics=2, wire_ports=2, controller="ssl:10.0.0.9:6653")
 NAMES = Names(SPEC.prefix)
 # The documented names (DOCA "DPU Kernel Representors Model", BlueField BSP SF representor naming).
-BLUEFIELD_SNIC_PORTS = ["pf0hpf", "p0", "p1", *(f"en3f0pf0sf{n}" for n in range(1, 9))]
+BLUEFIELD_SNIC_PORTS = ["pf0hpf", "p0", "p1"]
+# The NF SFs (sfnums 1-8), which uno-snicd puts on the bridge one per NF, renamed: representor and netdev.
+BLUEFIELD_NF_PORTS = [{"representor": f"en3f0pf0sf{n}", "netdev": f"enp3s0f0s{n}"} for n in range(1, 9)]
 
 
 HOST_PF1 = "ens2f0np0"        # the second DPU's host PF: given when rendering, as to host/ovs-setup.sh
@@ -131,7 +134,13 @@ def test_the_daemon_unit_starts_uno_snicd_with_flags_it_accepts(bluefield, tmp_p
         flags = argv[3:]
         assert flags[flags.index("--bin-dir") + 1] == "/opt/uno/bin"
         flags[flags.index("--bin-dir") + 1] = str(tmp_path)       # parse_args checks that it exists
+        # NF ports are the DPU's SFs, listed where pki's keys go; the daemon reads the rendered list as it is
+        assert flags[flags.index("--nf-port-pool") + 1] == "/etc/uno/nf-ports.json"
+        assert json.loads(bluefield[f"snic{i}/nf-ports.json"]) == BLUEFIELD_NF_PORTS
+        (tmp_path / "nf-ports.json").write_text(bluefield[f"snic{i}/nf-ports.json"])
+        flags[flags.index("--nf-port-pool") + 1] = str(tmp_path / "nf-ports.json")
         args = parse_args(flags)
+        assert [dataclasses.asdict(p) for p in args.pool.pairs] == BLUEFIELD_NF_PORTS
         assert args.address == (address(snic_cidr), 7340)
         assert (args.client_name, args.switch_client_name) == ("uno-agent", "oneswitch")
         assert args.bridge == NAMES.switch_bridge(f"snic{i}") and args.nf_port_prefix == NAMES.nf_port_prefix()
@@ -349,7 +358,7 @@ def test_render_takes_a_recipe_and_flags_override_it(tmp_path):
     recipe.write_text('{"snics": 2, "wire-ports": 2}')
     unoctl_render("bluefield", "--out", str(tmp_path / "out"), "--config", str(recipe), "--wire-ports", "1")
     assert (tmp_path / "out/snic1/ovs-setup.sh").exists()
-    assert ports((tmp_path / "out/snic0/ovs-setup.sh").read_text())["uno-snic"][:3] == ["pf0hpf", "p0", "en3f0pf0sf1"]
+    assert ports((tmp_path / "out/snic0/ovs-setup.sh").read_text())["uno-snic"] == ["pf0hpf", "p0"]
 
 
 @pytest.mark.parametrize("argv, reason", [

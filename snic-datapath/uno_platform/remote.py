@@ -13,6 +13,7 @@ namespaces; once up, the host reaches a remote sNIC through those channels only.
 """
 from __future__ import annotations
 
+import json
 import logging
 import pathlib
 import shutil
@@ -29,7 +30,7 @@ from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ledger import Ledger
 from uno_platform.ovs import OvsInstance
 from uno_platform.spec import SNIC_MODELS, Names, TestbedSpec, mgmt_links
-from uno_platform.switch_side import SwitchSide
+from uno_platform.switch_side import SwitchSide, make_veth
 from uno_snicd import wire
 from uno_snicd.client import RemoteError, SnicClient
 
@@ -45,6 +46,8 @@ SNIC_OVS_RUNDIR = "/run/openvswitch"
 SNICD_RUN_DIR = "/run/uno-snicd"
 DAEMON_TIMEOUT = 10.0
 DAEMON_RESTART_S = 0.5            # systemd's RestartSec in deploy/
+NF_PORT_POOL = "nf-ports.json"    # the daemon's NF ports made beforehand (uno_platform.port_pool), in its etc
+EMULATED_NF_PORTS = 16
 
 
 def _address(cidr: str) -> str:
@@ -53,8 +56,9 @@ def _address(cidr: str) -> str:
 
 def daemon_argv(python: str, names: Names, sw: str, snic_ip: str, cgroup: SideCgroup, *, etc: str,
                 bin_dir: str) -> list[str]:
-    """uno-snicd's command line on sNIC `sw` (its management address `snic_ip`, its keys in `etc`, NF binaries in
-    `bin_dir`): what the remote profile runs on its emulated sNICs, and the BlueField render's unit on a DPU."""
+    """uno-snicd's command line on sNIC `sw` (its management address `snic_ip`, its keys and NF port pool in `etc`,
+    NF binaries in `bin_dir`): what the remote profile runs on its emulated sNICs, and the BlueField render's unit
+    on a DPU."""
     installed = pki.Pki(pathlib.Path(etc))     # as `unoctl pki create` says to install them
     return [python, "-m", "uno_snicd", "--listen", f"{_address(snic_ip)}:{DAEMON_PORT}",
             "--certificate", str(installed.certificate(sw)), "--private-key", str(installed.private_key(sw)),
@@ -62,7 +66,8 @@ def daemon_argv(python: str, names: Names, sw: str, snic_ip: str, cgroup: SideCg
             "--switch-client-name", ONESWITCH_NAME, "--bridge", names.switch_bridge(sw),
             "--nf-port-prefix", names.nf_port_prefix(),
             "--ovs-rundir", SNIC_OVS_RUNDIR, "--datapath", "veth", "--cgroup-cpu", str(cgroup.cpu),
-            "--cgroup-cpuacct", str(cgroup.cpuacct), "--bin-dir", bin_dir, "--run-dir", SNICD_RUN_DIR]
+            "--cgroup-cpuacct", str(cgroup.cpuacct), "--bin-dir", bin_dir, "--run-dir", SNICD_RUN_DIR,
+            "--nf-port-pool", f"{etc}/{NF_PORT_POOL}"]
 
 
 class RemotePlatform(EmulatedPlatform):
@@ -255,6 +260,7 @@ class _RemoteBuilder(_Builder):
             system.run(["ip", "link", "set", self.names.mgmt_host_port(i), "up"])
             system.run(["ip", "-n", netns, "addr", "add", snic_ip, "dev", MGMT_SNIC_PORT])
             system.run(["ip", "-n", netns, "link", "set", MGMT_SNIC_PORT, "up"])
+            self._nf_port_pool(netns, disk)
             booted = machine.boot(netns, disk, hidden, self.cgroups[sw])
             self.ledger.record("process", name=f"{sw}/machine", pid=booted.power,
                                start=system.start_time(booted.power), group=False)
@@ -262,6 +268,15 @@ class _RemoteBuilder(_Builder):
 
     def _disk(self, sw: str) -> pathlib.Path:
         return self.state / f"{sw}-disk"
+
+    @staticmethod
+    def _nf_port_pool(netns: str, disk: pathlib.Path) -> None:
+        """The sNIC's NF ports, made before its daemon runs as a BlueField's SFs are: veth pairs standing for an SF's
+        representor and netdev (they go with the sNIC's namespace), listed where the daemon reads them."""
+        pairs = [{"representor": f"sfrep{n}", "netdev": f"sfnet{n}"} for n in range(EMULATED_NF_PORTS)]
+        for pair in pairs:
+            make_veth(pair["representor"], netns, pair["netdev"], netns)
+        (disk / "etc/uno" / NF_PORT_POOL).write_text(json.dumps(pairs, indent=1) + "\n")
 
     def _ovs_instance(self, sw: str) -> OvsInstance:
         if sw not in self.holders:

@@ -14,6 +14,7 @@ from uno_platform import dpdk, system
 from uno_platform.cgroups import SideCgroup, preexec_join
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ovs import OvsInstance
+from uno_platform.port_pool import PortPool
 from uno_platform.spec import IFNAME_MAX
 
 
@@ -40,15 +41,18 @@ def nf_peer_name(port: str) -> str:
 
 
 class SwitchSide:
-    """A switch (`bridge` of `ovs`) in namespace `netns`, whose processes run in `cgroup`."""
+    """A switch (`bridge` of `ovs`) in namespace `netns`, whose processes run in `cgroup`; its NF ports are veth
+    pairs it makes, or with `pool` pairs made beforehand (a BlueField's SFs)."""
 
-    def __init__(self, ovs: OvsInstance, bridge: str, netns: str | None, cgroup: SideCgroup, datapath: str):
+    def __init__(self, ovs: OvsInstance, bridge: str, netns: str | None, cgroup: SideCgroup, datapath: str,
+                 pool: PortPool | None = None):
         self.ovs, self.bridge, self.netns, self.cgroup, self.datapath = ovs, bridge, netns, cgroup, datapath
+        self.pool = pool
 
     def add_port(self, name: str) -> dict:
-        """A port for an NF: on veth, a veth pair in the side's namespace, `name` on the bridge and
-        `name`+"x" for the NF; on DPDK, a vhost-user port whose socket the NF serves ("nf_ifname" is then
-        the socket's path, and "backend" says which packet I/O the NF opens it with).
+        """A port for an NF: on veth, a veth pair in the side's namespace (or a pair of the pool, renamed), `name`
+        on the bridge and `name`+"x" for the NF; on DPDK, a vhost-user port whose socket the NF serves
+        ("nf_ifname" is then the socket's path, and "backend" says which packet I/O the NF opens it with).
 
         A whole port of that name already there (one kept for an NF's return) is reused as it is: adding or
         deleting a bridge port stalls the userspace datapath's forwarding for 3-20 ms, reusing one does not."""
@@ -60,7 +64,10 @@ class SwitchSide:
         if system.link_exists(nf_ifname, self.netns) and name in self.ovs.vsctl("list-ports", self.bridge).split():
             return {"name": name, "ofport": self.ovs.ofport(name), "netns": self.netns, "nf_ifname": nf_ifname}
         try:
-            make_veth(name, self.netns, nf_ifname, self.netns)
+            if self.pool is not None:
+                self.pool.take(name, nf_ifname)
+            else:
+                make_veth(name, self.netns, nf_ifname, self.netns)
             ofport = self.plug(name)
         except PlatformError:
             self.remove_port(name)
@@ -88,6 +95,8 @@ class SwitchSide:
         self.ovs.vsctl("--if-exists", "del-port", self.bridge, name)
         if self.datapath == "dpdk":
             dpdk.nf_socket(self.ovs.rundir, name).unlink(missing_ok=True)
+        if self.pool is not None and self.pool.give_back(name, nf_peer_name(name)):
+            return
         if system.link_exists(name, self.netns):
             system.run([*ip(self.netns), "link", "del", name])
 

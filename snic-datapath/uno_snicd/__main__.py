@@ -9,7 +9,9 @@ import signal
 import ssl
 import sys
 
+from uno_platform import port_pool
 from uno_platform.cgroups import SideCgroup
+from uno_platform.errors import SpecError
 from uno_platform.ovs import OvsInstance
 from uno_platform.switch_side import SwitchSide
 from uno_snicd import wire
@@ -42,6 +44,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--nf-port-prefix", required=True,
                         help="what NF ports' names start with: the only ports the agent may add, delete or plug an NF "
                              "into")
+    parser.add_argument("--nf-port-pool", type=pathlib.Path, metavar="FILE",
+                        help="NF ports made beforehand (a BlueField's SFs): a JSON list of {\"representor\": NAME, "
+                             "\"netdev\": NAME}; each NF port is one of them, renamed, instead of a veth pair")
     parser.add_argument("--bin-dir", required=True, type=pathlib.Path, help="where the NF binaries are")
     parser.add_argument("--run-dir", required=True, type=pathlib.Path,
                         help="where NF control sockets, configs and logs go (made root-only)")
@@ -58,6 +63,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--switch-client-name must differ from --client-name")
     if not args.bin_dir.is_dir():
         parser.error(f"--bin-dir {args.bin_dir} is not a directory")
+    if args.nf_port_pool is not None and args.datapath != "veth":
+        parser.error("--nf-port-pool needs --datapath veth")
+    try:
+        args.pool = port_pool.PortPool(port_pool.load(args.nf_port_pool)) if args.nf_port_pool else None
+    except SpecError as exc:
+        parser.error(str(exc))
     return args
 
 
@@ -68,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         tls = wire.context(ssl.Purpose.CLIENT_AUTH, args.certificate, args.private_key, args.ca_cert)
         side = SwitchSide(OvsInstance(args.ovs_rundir, None), args.bridge, None,
-                          SideCgroup(args.cgroup_cpu, args.cgroup_cpuacct), args.datapath)
+                          SideCgroup(args.cgroup_cpu, args.cgroup_cpuacct), args.datapath, args.pool)
         daemon = SnicDaemon(side, args.bin_dir, args.run_dir, args.nf_port_prefix)
         clients = {args.client_name: None}
         if args.switch_client_name:

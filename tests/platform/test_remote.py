@@ -5,6 +5,7 @@ host uses only the management link. A shortcut through this machine's shared fil
 tests: the sNIC sees neither the checkout nor the host's state, and the host never touches the sNIC's files.
 """
 import ipaddress
+import json
 import os
 import pathlib
 import socket
@@ -19,7 +20,7 @@ import uno_platform
 from uno_nfs import ChannelBroken, NfControl
 from uno_platform import machine, pki
 from uno_platform.errors import PlatformError
-from uno_platform.remote import AGENT_NAME, OVSDB_PORT
+from uno_platform.remote import AGENT_NAME, EMULATED_NF_PORTS, OVSDB_PORT
 from uno_platform.spec import Names
 from uno_platform.system import wait_for
 from uno_snicd import wire
@@ -57,6 +58,18 @@ def broadcast_from_the_wire(platform, count: int) -> None:
                     "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
                     "s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1); "
                     f"[s.sendto(b'x', ('{broadcast}', 9)) for _ in range({count})]"], check=True, timeout=30)
+
+
+def pool_name(platform, ifname: str) -> str | None:
+    """The own name of a pool device on the sNIC renamed to `ifname` (uno_platform.port_pool), or None."""
+    shown = on_snic(platform, "ip", "-j", "link", "show", "dev", ifname)
+    alias = json.loads(shown.stdout)[0].get("ifalias", "") if shown.returncode == 0 else ""
+    return alias.removeprefix("uno-pool:") if alias.startswith("uno-pool:") else None
+
+
+def free_pool_pairs(platform) -> int:
+    names = {link["ifname"] for link in json.loads(on_snic(platform, "ip", "-j", "link", "show").stdout)}
+    return sum(f"sfrep{n}" in names and f"sfnet{n}" in names for n in range(EMULATED_NF_PORTS))
 
 
 def daemon_address(platform) -> tuple[str, int]:
@@ -189,6 +202,9 @@ def test_ovsdb_of_the_snic_is_reached_over_ssl_with_the_hosts_certificate_only(r
 def test_nf_on_the_snic_is_started_and_controlled_through_the_daemon(remote):
     client = remote.client("snic0")
     started = client.call("start_nf", id="nf-b", binary="monitor", port=nf_port(remote, "b"), hold_packets=64)
+    # its port is a pair the sNIC had before (as a BlueField's SFs), renamed: the bridge's end and the NF's
+    assert pool_name(remote, nf_port(remote, "b")) == "sfrep0" and pool_name(remote, nf_port(remote, "b") + "x") == \
+        "sfnet0" and free_pool_pairs(remote) == EMULATED_NF_PORTS - 1
     assert started["ofport"] in [int(x) for x in remote.vsctl("snic0", "--columns=ofport", "find", "Interface",
                                                                 f"name={nf_port(remote, 'b')}").split()[-1:]]
     with NfControl("snic0/nf-b", connect=lambda: client.control("nf-b")) as nf:
@@ -216,6 +232,7 @@ def test_nf_on_the_snic_is_started_and_controlled_through_the_daemon(remote):
     assert client.call("stop_nf", id="nf-b")["stopped"]
     assert not client.call("alive", id="nf-b")["alive"]
     assert nf_port(remote, "b") not in remote.vsctl("snic0", "list-ports", remote.switch("snic0")["bridge"]).split()
+    assert free_pool_pairs(remote) == EMULATED_NF_PORTS, "the pair has its own names again"
     with pytest.raises(PlatformError, match="daemon starts the NFs"):
         remote.spawn("snic0", ["true"])
     assert remote.cpu_seconds()["snic0"] > 0
@@ -243,6 +260,7 @@ def test_a_restarted_daemon_knows_its_nfs_and_the_agents_channels_come_back(remo
         nf.close()
     assert client.call("stop_nf", id="nf-r")["stopped"]          # an NF the previous daemon started
     assert not client.call("alive", id="nf-r")["alive"] and client.call("list")["nfs"] == {}
+    assert free_pool_pairs(remote) == EMULATED_NF_PORTS, "its port went back to the pool"
 
 
 def _pid_or_none(client: SnicClient) -> int | None:

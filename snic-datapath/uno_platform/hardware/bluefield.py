@@ -3,7 +3,9 @@
 Names and settings, and where they are documented:
 - Representors on the Arm: uplink p<port>, host PF pf<port>hpf, host VF pf<port>vf<n> -- NVIDIA DOCA "DPU Kernel
   Representors Model" (https://docs.nvidia.com/doca/sdk/DPU+Kernel+Representors+Model/index.html).
-- SF representors en3f<pf>pf<pf>sf<sfnum>; the BFB's own SF is sfnum 0 (en3f0pf0sf0 in the default bridge ovsbr1,
+- SF representors en3f<pf>pf<pf>sf<sfnum> and SF netdevs enp3s0f<pf>s<sfnum> (the Arm's PF 0 is PCI 03:00.0; the
+  netdev's name comes from udev, so nf-ports.json is checked against `mlnx-sf -a show` on the board); the BFB's own
+  SF is sfnum 0 (en3f0pf0sf0 in the default bridge ovsbr1,
   which also holds p0 and pf0hpf) and virtio-net emulation takes sfnums >= 1000 -- BlueField BSP "Virtual Switch on
   DPU" (ovs-vsctl show) and "VirtIO-net Emulated Devices" ("the default name is in the format of
   <prefix><pf_num><sf_num>, for example en3f0pf0sf1001"), docs.nvidia.com/networking/display/bluefielddpuosv396.
@@ -57,6 +59,10 @@ def sf_representor(sfnum: int) -> str:
     return f"en3f0pf0sf{sfnum}"
 
 
+def sf_netdev(sfnum: int) -> str:
+    return f"enp3s0f0s{sfnum}"
+
+
 def render(spec: TestbedSpec) -> dict[str, str]:
     _check(spec)
     names = Names(spec.prefix)
@@ -76,11 +82,15 @@ def render(spec: TestbedSpec) -> dict[str, str]:
         files[snic_network] = _network(remote.MGMT_SNIC_PORT, snic_ip)
         files[f"{sw}/ovs-setup.sh"] = _snic_script(spec, names, i, host_ip, snic_ip)
         files[f"{sw}/uno-snicd.service"] = _daemon_unit(names, sw, snic_ip)
+        files[f"{sw}/{remote.NF_PORT_POOL}"] = json.dumps(
+            [{"representor": sf_representor(n), "netdev": sf_netdev(n)} for n in NF_SFNUMS], indent=1) + "\n"
         placements.update({
             host_network: ("the host: /etc/systemd/network/", f"the host's end of {sw}'s management link (rshim)"),
             snic_network: (f"{sw}'s Arm: /etc/systemd/network/", "the DPU's end of its management link"),
-            f"{sw}/ovs-setup.sh": (f"{sw}'s Arm; run once as root", f"{sw}'s bridge: uplinks, {PCIE_PORT}, NF SFs, "
+            f"{sw}/ovs-setup.sh": (f"{sw}'s Arm; run once as root", f"{sw}'s bridge: uplinks, {PCIE_PORT}, "
                                    "offload, ovsdb over SSL, controller"),
+            f"{sw}/{remote.NF_PORT_POOL}": (f"{sw}'s Arm: {ETC}/", "the SFs uno-snicd gives NFs as ports (each "
+                                            "representor and netdev renamed to the agent's port while in use)"),
             f"{sw}/uno-snicd.service": (f"{sw}'s Arm: /etc/systemd/system/; systemctl enable --now uno-snicd",
                                         "the sNIC daemon the host's agent drives"),
         })
@@ -172,7 +182,7 @@ def _snic_script(spec: TestbedSpec, names: Names, i: int, host_ip: str, snic_ip:
     body = [settings_line(**{"hw-offload": "true"}), RESTART_OVS, bridge_line(bridge, sw),
             port_line(bridge, PCIE_PORT, ofport=1, mtu=spec.pcie_mtu)]
     body += [port_line(bridge, UPLINKS[k], ofport=2 + k) for k in range(spec.wire_ports)]
-    body += [port_line(bridge, sf_representor(n)) for n in NF_SFNUMS]
+    # The NF SFs' representors are not added here: uno-snicd adds one, renamed to the agent's port, per NF.
     body += ["# ovsdb-server listens on the management address with the keys set-ssl names (ovs-ctl starts it with",
              "# the manager and SSL settings of its database); the bridge reaches OneSwitch on the host's address.",
              f"ovs-vsctl set-manager pssl:{remote.OVSDB_PORT}:{ip_interface(snic_ip).ip}",
@@ -201,7 +211,8 @@ KillMode=process
 RuntimeDirectory={remote.SNICD_RUN_DIR.removeprefix("/run/")}
 RuntimeDirectoryMode=0700
 RuntimeDirectoryPreserve=yes
-# Hardening that leaves what the daemon does (veth NF ports, NF processes, cgroup writes, ovs-vsctl) working.
+# Hardening that leaves what the daemon does (SFs renamed as NF ports, NF processes, cgroup writes, ovs-vsctl)
+# working.
 ProtectSystem=strict
 ReadWritePaths={remote.SNIC_OVS_RUNDIR}
 ProtectHome=yes
@@ -231,8 +242,9 @@ def _notes(spec: TestbedSpec) -> list[str]:
         "(/etc/uno on the host and on each DPU);",
         f"- on each DPU: uno_platform, uno_snicd and uno_nfs under {LIB}, the NF binaries under {BIN};",
         "- uno-snicd accounts NFs in cgroup v1 cpu/cpuacct: boot the Arm with systemd.unified_cgroup_hierarchy=0;",
-        f"- NF ports: SFs with sfnums {NF_SFNUMS[0]}..{NF_SFNUMS[-1]} on PF 0 (representors {sfs}), made as the",
-        "  DOCA BlueField Scalable Function User Guide describes; sfnum 0 stays the BFB's own;",
+        f"- NF ports: SFs with sfnums {NF_SFNUMS[0]}..{NF_SFNUMS[-1]} on PF 0 (representors {sfs}), made and",
+        "  activated as the DOCA BlueField Scalable Function User Guide describes, not on any bridge; sfnum 0 stays",
+        f"  the BFB's own; check each SF's netdev name in {remote.NF_PORT_POOL} against `mlnx-sf -a show`;",
         f"- OneSwitch's southbound (or a relay to it) listens with SSL on each host management address, port "
         f"{remote.CONTROLLER_RELAY_PORT};",
         f"- the agent reaches each DPU's daemon on its management address, port {remote.DAEMON_PORT}, as "
