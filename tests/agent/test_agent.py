@@ -89,7 +89,7 @@ def test_traffic_matrix_follows_the_traffic_and_replacement_needs_the_threshold(
 
     def run_at(mbps: float, check) -> tuple[float, dict]:
         pps = mbps * 1e6 / 8 / 1000  # 1000-byte frames
-        with NumberedUdp(source, ext["netns"], ext_ip, flows=10, pps=pps, seconds=6, size=1000):
+        with NumberedUdp(source, ext["netns"], ext_ip, flows=10, pps=pps, seconds=4.5, size=1000):
             time.sleep(3.5)  # more than two polling intervals after the traffic started
             rate = vm_to_mon_gbps()
             decision = stack.api("POST", "/v2.1/uno/placement", {"reoptimize": {"apply": False}},

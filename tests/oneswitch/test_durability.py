@@ -51,7 +51,7 @@ def test_rules_acknowledged_by_a_barrier_survive_a_sigkill_right_after_it(oneswi
 def test_a_single_add_flow_survives_a_sigkill_right_after_it_returned(oneswitch_stack, tmp_path):
     stack = durable_stack(oneswitch_stack, tmp_path / "state.json")
     t = target(stack)
-    for i in range(3):
+    for i in range(2):
         ofctl(stack.target, "add-flow", f"priority=1,in_port=1,dl_dst={killcheck.mac(i)},actions=output:2")
         t.kill()
         stack.restart()
@@ -61,9 +61,10 @@ def test_a_single_add_flow_survives_a_sigkill_right_after_it_returned(oneswitch_
 
 def test_sigkill_at_random_points_of_a_bulk_install_loses_no_acknowledged_rule(oneswitch_stack, tmp_path):
     stack = durable_stack(oneswitch_stack, tmp_path / "state.json")
-    report = killcheck.install_with_kills(target(stack), count=2000, kills=3, rng=random.Random(15))
+    # bench/bench_oneswitch.py (kill_recovery) runs this at full size
+    report = killcheck.install_with_kills(target(stack), count=1000, kills=2, rng=random.Random(15))
     print(report)
-    assert report.kills == 3 and report.acked == 2000, report
+    assert report.kills == 2 and report.acked == 1000, report
     assert report.ok(), report
 
 
