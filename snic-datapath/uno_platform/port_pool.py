@@ -17,6 +17,7 @@ import pathlib
 from uno_platform import system
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.spec import IFNAME_MAX
+from uno_platform.switch_side import ip
 
 ALIAS = "uno-pool:"
 MAX_PAIRS = 4096
@@ -56,35 +57,40 @@ class PortPool:
 
     def take(self, name: str, nf_ifname: str) -> None:
         """Renames a free pair to `name` (representor) and `nf_ifname` (netdev), both up."""
+        present = self._links()
         for pair in self.pairs:
-            if system.link_exists(pair.representor, self.netns) and system.link_exists(pair.netdev, self.netns):
-                self._rename(pair.representor, name)
-                self._rename(pair.netdev, nf_ifname)
+            if pair.representor in present and pair.netdev in present:
+                self._rename(pair.representor, name, pair.representor)
+                self._rename(pair.netdev, nf_ifname, pair.netdev)
                 return
         raise PlatformError(f"no free NF port: all {len(self.pairs)} of the pool are in use")
 
     def give_back(self, name: str, nf_ifname: str) -> bool:
         """Gives the pair renamed to `name` and `nf_ifname` its own names again; False if `name` is not the pool's."""
-        own = self._own_name(name)
+        links = self._links()
+        own = self._own_name(links.get(name))
         if own is None:
             return False
-        self._rename(name, own)
-        netdev = self._own_name(nf_ifname)
+        self._rename(name, own, own)
+        netdev = self._own_name(links.get(nf_ifname))
         if netdev is not None:
-            self._rename(nf_ifname, netdev)
+            self._rename(nf_ifname, netdev, netdev)
         return True
 
-    def _own_name(self, ifname: str) -> str | None:
-        out = system.run(["ip", *(["-n", self.netns] if self.netns else []), "-j", "link", "show", "dev", ifname],
-                         check=False)
-        links = json.loads(out) if out.strip() else []
-        alias = links[0].get("ifalias", "") if links else ""
-        own = alias.removeprefix(ALIAS)
-        return own if alias.startswith(ALIAS) and any(own in (p.representor, p.netdev) for p in self.pairs) else None
+    def _links(self) -> dict[str, str]:
+        """The namespace's interfaces: name -> alias (one `ip` call)."""
+        links = json.loads(system.run([*ip(self.netns), "-j", "link", "show"]))
+        return {link["ifname"]: link.get("ifalias", "") for link in links}
 
-    def _rename(self, current: str, new: str) -> None:
-        ip = ["ip", *(["-n", self.netns] if self.netns else []), "link", "set", "dev"]
-        own = self._own_name(current) or current
-        system.run([*ip, current, "down"])
-        system.run([*ip, current, "name", new, "alias", ALIAS + own])
-        system.run([*ip, new, "up"])
+    def _own_name(self, alias: str | None) -> str | None:
+        """The pool name an alias records, if it is one of this pool's."""
+        if not alias or not alias.startswith(ALIAS):
+            return None
+        own = alias.removeprefix(ALIAS)
+        return own if any(own in (p.representor, p.netdev) for p in self.pairs) else None
+
+    def _rename(self, current: str, new: str, own: str) -> None:
+        link = [*ip(self.netns), "link", "set", "dev"]
+        system.run([*link, current, "down"])
+        system.run([*link, current, "name", new, "alias", ALIAS + own])
+        system.run([*link, new, "up"])

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import pathlib
 import subprocess
+from typing import TYPE_CHECKING
 
 from uno_platform import dpdk, system
 from uno_platform.cgroups import SideCgroup, preexec_join
 from uno_platform.errors import PlatformError, SpecError
 from uno_platform.ovs import OvsInstance
-from uno_platform.port_pool import PortPool
 from uno_platform.spec import IFNAME_MAX
+
+if TYPE_CHECKING:   # port_pool uses this module's ip()
+    from uno_platform.port_pool import PortPool
 
 
 def ip(netns: str | None) -> list[str]:

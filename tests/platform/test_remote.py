@@ -18,10 +18,11 @@ import pytest
 
 import uno_platform
 from uno_nfs import ChannelBroken, NfControl
-from uno_platform import machine, pki
+from uno_platform import machine, pki, port_pool
 from uno_platform.errors import PlatformError
 from uno_platform.remote import AGENT_NAME, EMULATED_NF_PORTS, OVSDB_PORT
 from uno_platform.spec import Names
+from uno_platform.switch_side import nf_peer_name
 from uno_platform.system import wait_for
 from uno_snicd import wire
 from uno_snicd.client import RemoteError, SnicClient
@@ -64,7 +65,7 @@ def pool_name(platform, ifname: str) -> str | None:
     """The own name of a pool device on the sNIC renamed to `ifname` (uno_platform.port_pool), or None."""
     shown = on_snic(platform, "ip", "-j", "link", "show", "dev", ifname)
     alias = json.loads(shown.stdout)[0].get("ifalias", "") if shown.returncode == 0 else ""
-    return alias.removeprefix("uno-pool:") if alias.startswith("uno-pool:") else None
+    return alias.removeprefix(port_pool.ALIAS) if alias.startswith(port_pool.ALIAS) else None
 
 
 def free_pool_pairs(platform) -> int:
@@ -203,8 +204,9 @@ def test_nf_on_the_snic_is_started_and_controlled_through_the_daemon(remote):
     client = remote.client("snic0")
     started = client.call("start_nf", id="nf-b", binary="monitor", port=nf_port(remote, "b"), hold_packets=64)
     # its port is a pair the sNIC had before (as a BlueField's SFs), renamed: the bridge's end and the NF's
-    assert pool_name(remote, nf_port(remote, "b")) == "sfrep0" and pool_name(remote, nf_port(remote, "b") + "x") == \
-        "sfnet0" and free_pool_pairs(remote) == EMULATED_NF_PORTS - 1
+    port = nf_port(remote, "b")
+    assert pool_name(remote, port) == "sfrep0" and pool_name(remote, nf_peer_name(port)) == "sfnet0"
+    assert free_pool_pairs(remote) == EMULATED_NF_PORTS - 1
     assert started["ofport"] in [int(x) for x in remote.vsctl("snic0", "--columns=ofport", "find", "Interface",
                                                                 f"name={nf_port(remote, 'b')}").split()[-1:]]
     with NfControl("snic0/nf-b", connect=lambda: client.control("nf-b")) as nf:

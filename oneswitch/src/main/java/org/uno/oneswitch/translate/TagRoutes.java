@@ -119,8 +119,10 @@ final class TagRoutes {
                 remote.add(m.virtualPort());
             }
         }
-        for (Action send : remote.isEmpty() ? List.<Action>of() : sendTo(switchId, remote)) {
-            buckets.add(Bucket.of(List.of(send)));
+        if (!remote.isEmpty()) {
+            for (Action send : sendTo(switchId, remote)) {
+                buckets.add(Bucket.of(List.of(send)));
+            }
         }
         PhysicalGroup g = new PhysicalGroup(switchId, Layout.FLOOD_GROUP, OFGroupType.ALL, buckets, 0);
         groups.putIfAbsent(g.groupKey(), g);
