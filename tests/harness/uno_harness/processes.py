@@ -12,18 +12,26 @@ import time
 #: handed out with bind(0) is soon handed out again as the local port of some client connection, and a server
 #: started on it a moment later then fails with "Address already in use".
 _PORTS = range(20000, 32000)
+#: Ports free_port gave in this process. A port it returns is not held, so without this two calls made before
+#: either port is bound (a stack's listen, south and REST ports) could return the same one: the second server
+#: failed with "Address already in use" (twice in four runs of the suites on 2026-11-28).
+_given: set[int] = set()
 
 
 def free_port() -> int:
-    """A port on 127.0.0.1 that nothing is bound to now, outside the ephemeral range."""
+    """A port on 127.0.0.1 that nothing is bound to now, outside the ephemeral range, never given before by this
+    process."""
     for _ in range(200):
         port = random.choice(_PORTS)
+        if port in _given:
+            continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
-            return port
+        _given.add(port)
+        return port
     raise RuntimeError(f"no free port in {_PORTS}")
 
 
