@@ -17,7 +17,7 @@ import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.translate.Layout;
-import org.uno.oneswitch.translate.OvsEncapAction;
+import org.uno.oneswitch.translate.SealedAction;
 
 /**
  * Short readable text for instructions, actions and buckets, in the spirit of ovs-ofctl
@@ -94,7 +94,7 @@ public final class RuleText {
     private static String raw(OFAction raw) {
         if (raw instanceof OFActionOutput o) {
             return "output:" + o.getPort();
-        } else if (raw instanceof OvsEncapAction e) {
+        } else if (raw instanceof SealedAction e) {
             return e.nested().isEmpty() ? e.text()
                     : "clone(" + e.nested().stream().map(RuleText::raw).collect(Collectors.joining(",")) + ")";
         } else if (raw instanceof OFActionSetField sf) {

@@ -24,7 +24,9 @@ public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instr
         /** Delivers packets carrying a flow-id tag that arrive over a PCIe link; not counted. */
         DELIVERY,
         /** OneSwitch's own entries of the dispatch table (pipeline entry, link drops, drain markers). */
-        INFRASTRUCTURE
+        INFRASTRUCTURE,
+        /** NORMAL's tables and notices (see {@code translate/NormalPipeline}), for the rules that output to NORMAL; not counted. */
+        NORMAL
     }
 
     public PhysicalRule {

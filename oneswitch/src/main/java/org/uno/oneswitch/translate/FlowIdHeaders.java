@@ -37,7 +37,7 @@ import org.uno.oneswitch.plan.PhysicalRule;
  * branch; a bucket is an action set, so it cannot push and set in order either). A delivery
  * matches the label (or, decapsulated, the tunnel id), forwards the packet toward farther switches,
  * takes the header off and outputs to the switch's own ports. The encapsulating and decapsulating
- * entries are sealed: openflowj cannot read them back (see {@link OvsEncapAction}). Pure.
+ * entries are sealed: openflowj cannot read them back (see {@link SealedAction}). Pure.
  */
 final class FlowIdHeaders {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
@@ -106,17 +106,17 @@ final class FlowIdHeaders {
             // In a clone, so that the actions after the tag group see the frame as it was (Open vSwitch cannot
             // undo an encap when it rolls a group bucket back). Open vSwitch 3.1 executes a copy of the action set
             // at the end of a clone: the clone empties it last (CLEAR_TABLE).
-            out.add(rule(switchId, Layout.EGRESS_TABLE, 1, viaLink, List.of(other(OvsEncapAction.clone(List.of(
-                    OvsEncapAction.encapMpls(),
+            out.add(rule(switchId, Layout.EGRESS_TABLE, 1, viaLink, List.of(other(SealedAction.clone(List.of(
+                    SealedAction.encapMpls(),
                     OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE))),
-                    moveTag(), OvsEncapAction.encapEthernet(), OF13.actions().output(link, 0),
+                    moveTag(), SealedAction.encapEthernet(), OF13.actions().output(link, 0),
                     resubmitTo(Layout.CLEAR_TABLE)))))));
             out.add(rule(switchId, Layout.DISPATCH_TABLE, Layout.ENCAP_PRIORITY, FlowMatch.of(List.of(
                     OF13.oxms().inPort(link), OF13.oxms().ethType(EthType.MPLS_UNICAST),
                     OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE)))), List.of(
                     other(OF13.actions().buildNiciraMove().setNBits(LABEL_BITS).setSrcOfs(0).setDstOfs(0)
                             .setSrc(Layout.OXM_MPLS_LABEL).setDst(Layout.OXM_TUNNEL_ID).build()),
-                    other(OvsEncapAction.decap()), other(OvsEncapAction.decapToEthernet()),
+                    other(SealedAction.decap()), other(SealedAction.decapToEthernet()),
                     resubmit(Layout.DISPATCH_TABLE))));
         }
         out.add(new PhysicalRule(switchId, new RuleKey(Layout.CLEAR_TABLE, 1, FlowMatch.ANY),
@@ -140,11 +140,11 @@ final class FlowIdHeaders {
                 .setSrc(Layout.OXM_REG6).setDst(Layout.OXM_MPLS_LABEL).build();
     }
 
-    private static Action resubmit(int table) {
+    static Action resubmit(int table) {
         return other(resubmitTo(table));
     }
 
-    private static OFAction resubmitTo(int table) {
+    static OFAction resubmitTo(int table) {
         return OF13.actions().niciraResubmitTable(SAME_IN_PORT, (short) table);
     }
 

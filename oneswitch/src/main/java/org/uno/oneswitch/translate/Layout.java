@@ -61,6 +61,34 @@ public final class Layout {
     public static final long FLOOD_GROUP = PORT_GROUP_BASE + 0x20000;
 
     /**
+     * OneSwitch's NORMAL (see {@link NormalPipeline}): an output to NORMAL is this group, whose one
+     * bucket resubmits to {@link #NORMAL_TABLE}, on the switch where the packet entered.
+     */
+    public static final long NORMAL_GROUP = PORT_GROUP_BASE + (OFPort.NORMAL.getPortNumber() & 0xffff);
+    /** NORMAL's tables: its entry (per ingress port), learning, the learned sources, their check, the MACs, the output. */
+    public static final int NORMAL_TABLE = 245;
+    public static final int NORMAL_LEARN_TABLE = 246;
+    public static final int NORMAL_SEEN_TABLE = 247;
+    public static final int NORMAL_CHECK_TABLE = 248;
+    public static final int MAC_TABLE = 249;
+    public static final int NORMAL_OUT_TABLE = 250;
+    /** NORMAL's registers: the ingress port's code, the port a source was last seen on, the port a destination was learned on. */
+    public static final MatchFields NORMAL_INGRESS_REGISTER = MatchFields.REG3;
+    public static final MatchFields NORMAL_SEEN_REGISTER = MatchFields.REG2;
+    public static final MatchFields NORMAL_LEARNED_REGISTER = MatchFields.REG4;
+    public static final long OXM_REG2 = 0x00010404L;
+    public static final long OXM_REG3 = 0x00010604L;
+    public static final long OXM_REG4 = 0x00010804L;
+    public static final long NXM_VLAN_TCI = 0x00000802L;
+    public static final long NXM_ETH_DST = 0x00000206L;
+    public static final long NXM_ETH_SRC = 0x00000406L;
+    /**
+     * The Ethertype of NORMAL's notices on a PCIe link (MPLS multicast: flow ids always travel as
+     * MPLS unicast), whose label is the virtual port a MAC address was learned on.
+     */
+    public static final int NOTICE_ETHERTYPE = 0x8848;
+
+    /**
      * The register that carries, across the tables of one switch, whether the action set holds a
      * group (see {@code ActionSetFlag}); never shown to controllers.
      */

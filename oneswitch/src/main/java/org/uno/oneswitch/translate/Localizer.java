@@ -22,7 +22,8 @@ import org.uno.oneswitch.model.PortMapping;
  * of those ports: in an action list, the remote outputs between two header changes share one
  * tag group action placed where those outputs were (the packet is the same for all of them);
  * in an action set or a group bucket, executed as an action set by Open vSwitch, the one output
- * that counts becomes it (FLOOD and ALL there become the switch's flood group). Without routes (packet-outs: every switch sends its own copy) remote
+ * that counts becomes it (FLOOD and ALL there become the switch's flood group). NORMAL becomes the
+ * switch's NORMAL group ({@link NormalPipeline}). Without routes (packet-outs: every switch sends its own copy) remote
  * outputs are left out, and the reserved ports of the ingress (IN_PORT, CONTROLLER, TABLE) stay
  * only on the ingress switch. Goto targets move to the physical table layout. Pure.
  */
@@ -110,6 +111,8 @@ final class Localizer {
                 out.add(a);
             } else if (o.port().equals(OFPort.IN_PORT) || o.port().equals(OFPort.CONTROLLER)) {
                 out.add(routes.portGroup(switchId, o));
+            } else if (o.port().equals(OFPort.NORMAL)) {
+                out.add(routes.normalGroup(switchId));
             } else {
                 for (Action x : single(o)) {
                     out.add(x instanceof Action.Output local ? routes.portGroup(switchId, local) : x);
@@ -139,6 +142,9 @@ final class Localizer {
     private List<Action> single(Action.Output o) throws TranslationConflictException {
         if (o.port().equals(OFPort.FLOOD) || o.port().equals(OFPort.ALL)) {
             return List.of(routes.floodGroup(switchId));
+        }
+        if (o.port().equals(OFPort.NORMAL)) {
+            return List.of(routes.normalGroup(switchId));
         }
         List<Action> out = new ArrayList<>(1);
         TreeSet<OFPort> remote = new TreeSet<>(Localizer::compare);
@@ -181,6 +187,8 @@ final class Localizer {
                     target(m, o.maxLen(), local, remote);
                 }
             }
+        } else if (p.equals(OFPort.NORMAL)) {
+            local.add(routes.normalGroup(switchId));
         } else if (p.equals(OFPort.IN_PORT) || p.equals(OFPort.CONTROLLER) || p.equals(OFPort.TABLE)) {
             if (atIngress) {
                 local.add(o);

@@ -37,7 +37,7 @@ public final class PhysicalPlan {
     public static final long COOKIE_TAG = 0x554eL << 48;
     /**
      * High 16 bits of the cookies of sealed entries ("UO"): entries holding an action openflowj
-     * cannot read ({@link OvsEncapAction}). They differ from {@link #COOKIE_TAG} in
+     * cannot read ({@link SealedAction}). They differ from {@link #COOKIE_TAG} in
      * {@link #SEALED_COOKIE_BIT}, by which a switch's flow dump leaves them out; they are written
      * again whenever the switch connects.
      */
@@ -350,7 +350,7 @@ public final class PhysicalPlan {
     static boolean sealed(List<Instruction> instructions) {
         for (Instruction i : instructions) {
             if (i instanceof Instruction.ApplyActions a
-                    && a.actions().stream().anyMatch(x -> x instanceof Action.Other o && o.raw() instanceof OvsEncapAction)) {
+                    && a.actions().stream().anyMatch(x -> x instanceof Action.Other o && o.raw() instanceof SealedAction)) {
                 return true;
             }
         }

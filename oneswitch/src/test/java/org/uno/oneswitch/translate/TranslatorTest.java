@@ -2,6 +2,7 @@ package org.uno.oneswitch.translate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.uno.oneswitch.testing.Fixtures.apply;
 import static org.uno.oneswitch.testing.Fixtures.ethDst;
 import static org.uno.oneswitch.testing.Fixtures.group;
@@ -223,10 +224,28 @@ class TranslatorTest {
     }
 
     @Test
-    void theValidatorRefusesWhatNoTranslationExpresses() {
-        assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL)))));
-        assertThrows(BadActionException.class, () -> RuleValidator.group(new VirtualGroup(3, OFGroupType.ALL,
-                List.of(Bucket.of(List.of(out(OFPort.NORMAL)))))));
+    void theValidatorRefusesWhatNoTranslationExpresses() throws Exception {
+        assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.ANY)))));
+        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(OFPort.NORMAL)), true));
+        RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL))));
+        RuleValidator.group(new VirtualGroup(3, OFGroupType.ALL, List.of(Bucket.of(List.of(out(OFPort.NORMAL))))));
+    }
+
+    @Test
+    void normalIsOneLearningSwitchAcrossTheSwitches() throws Exception {
+        // A wildcard rule: on each switch the NORMAL group, its tables (entry per local port, learning, the check that
+        // announces a new or moved source over the link, the output per virtual port, the flood group on a miss) and
+        // on both switches the entry that learns from the other's notices.
+        Golden.check("normal-wildcard", translate(two(), rule(1, 0, FlowMatch.ANY, apply(out(OFPort.NORMAL))),
+                Fixtures.ports(2)));
+        // In an action set and in a bucket NORMAL is the same group, which takes the output's slot.
+        String set = translate(two(), rule(2, 1, match(inPort(1)), List.of(
+                new Instruction.WriteActions(List.of(out(OFPort.NORMAL))))), Fixtures.ports(2));
+        assertTrue(set.contains("host table=1 priority=1 in_port=2 actions=write_actions(group:4292935674) [counting]"), set);
+        VirtualGroup g = new VirtualGroup(9, OFGroupType.ALL, List.of(Bucket.of(List.of(out(OFPort.NORMAL)))));
+        String bucket = Render.translation(two().translate(g, Fixtures.ports(2), new TagSpace()));
+        assertTrue(bucket.contains("host group=9 type=all bucket(group:4292935674)"), bucket);
+        assertTrue(bucket.contains("host group=4292935674 type=indirect bucket(resubmit(,245))"), bucket);
     }
 
     private static Translator two() {

@@ -21,7 +21,7 @@ import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.testing.Fixtures;
 
 /** The sealed actions' bytes against Open vSwitch's own encodings (tests/ofp-actions.at), and where they go. */
-class OvsEncapActionTest {
+class SealedActionTest {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
 
     private static String hex(OFAction a) {
@@ -34,13 +34,26 @@ class OvsEncapActionTest {
 
     @Test
     void bytesAreOpenVswitchs() {
-        assertEquals("ffff001000002320002e000000018847", hex(OvsEncapAction.encapMpls()));
-        assertEquals("ffff001000002320002e000000000000", hex(OvsEncapAction.encapEthernet()));
-        assertEquals("ffff001000002320002f00000000fffe", hex(OvsEncapAction.decap()));
-        assertEquals("ffff001000002320002f000000000000", hex(OvsEncapAction.decapToEthernet()));
+        assertEquals("ffff001000002320002e000000018847", hex(SealedAction.encapMpls()));
+        assertEquals("ffff001000002320002e000000000000", hex(SealedAction.encapEthernet()));
+        assertEquals("ffff001000002320002f00000000fffe", hex(SealedAction.decap()));
+        assertEquals("ffff001000002320002f000000000000", hex(SealedAction.decapToEthernet()));
         // clone: a 16-byte header, then the nested actions (output:2 is 16 bytes)
         assertEquals("ffff002000002320002a000000000000" + hex(OF13.actions().output(OFPort.of(2), 0)),
-                hex(OvsEncapAction.clone(List.of(OF13.actions().output(OFPort.of(2), 0)))));
+                hex(SealedAction.clone(List.of(OF13.actions().output(OFPort.of(2), 0)))));
+    }
+
+    @Test
+    void learnBytesAreOpenVswitchs() {
+        // As `ovs-ofctl parse-actions OpenFlow13` reads them back: learn(table=249,hard_timeout=300,priority=1,
+        // cookie=0x554fffffffffffff,NXM_OF_VLAN_TCI[0..11],NXM_OF_ETH_DST[]=NXM_OF_ETH_SRC[],
+        // load:NXM_NX_REG3[0..19]->NXM_NX_REG4[0..19])
+        assertEquals("ffff00500000232000100000012c0001554fffffffffffff0000f90000000000000c0000080200000000080200"
+                + "0000300000040600000000020600000814000106040000000108040000000000000000", hex(SealedAction.learn("x",
+                249, 1, 300, 0x554fffffffffffffL, List.of(
+                        new SealedAction.LearnSpec(false, 0x802, 0, 0x802, 0, 12),
+                        new SealedAction.LearnSpec(false, 0x406, 0, 0x206, 0, 48),
+                        new SealedAction.LearnSpec(true, 0x00010604L, 0, 0x00010804L, 0, 20)))));
     }
 
     @Test
@@ -58,6 +71,6 @@ class OvsEncapActionTest {
         assertEquals(2, sealed, "the encapsulating and the decapsulating entry of the one link");
         assertFalse(PhysicalPlan.sealed(List.of(new Instruction.ApplyActions(List.of(Action.Output.to(OFPort.of(1)))))));
         assertTrue(PhysicalPlan.sealed(List.of(new Instruction.ApplyActions(List.of(
-                new Action.Other(OvsEncapAction.decap()))))));
+                new Action.Other(SealedAction.decap()))))));
     }
 }
