@@ -8,6 +8,7 @@
     python udp_seq.py flows IFACE FLOWS PER_FLOW RATE    # PER_FLOW frames of each of FLOWS UDP flows (source
                                                          # 10.1.0.0 + flow, port 20000 + flow; sequence
                                                          # flow * PER_FLOW + k)
+    python udp_seq.py one IFACE SEQ ETH_SRC ETH_DST TAGS # one frame between those MAC addresses
 
 Run inside a network namespace (`ip netns exec`). Frames are broadcast Ethernet/IPv4/UDP to port 9999
 with the payload b"UNOSEQ" + an 8-byte sequence number + the CLOCK_MONOTONIC nanoseconds just before it
@@ -30,13 +31,18 @@ SOL_PACKET = 263
 PACKET_STATISTICS = 6
 
 
-def frame(seq: int, sport: int = 40000, src: str = "10.0.0.254", ethertype: int = 0x0800, tags: int = 0) -> bytes:
+BROADCAST = "ff:ff:ff:ff:ff:ff"
+
+
+def frame(seq: int, sport: int = 40000, src: str = "10.0.0.254", ethertype: int = 0x0800, tags: int = 0,
+          eth_src: str = "02:00:00:00:02:00", eth_dst: str = BROADCAST) -> bytes:
     payload = MAGIC + struct.pack("!QQ", seq, time.monotonic_ns())
     udp = struct.pack("!HHHH", sport, 9999, 8 + len(payload), 0) + payload
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, socket.inet_aton(src),
                      socket.inet_aton("10.0.0.99"))
     vlans = b"".join(struct.pack("!HH", 0x8100, 10 + i) for i in range(tags))
-    return b"\xff" * 6 + b"\x02\x00\x00\x00\x02\x00" + vlans + struct.pack("!H", ethertype) + ip + udp
+    return bytes.fromhex(eth_dst.replace(":", "") + eth_src.replace(":", "")) + vlans + struct.pack("!H", ethertype) \
+        + ip + udp
 
 
 def send(iface: str, rate: int, seconds: float, stop: str, ethertype: int = 0x0800, tags: int = 0) -> int:
@@ -93,6 +99,10 @@ if __name__ == "__main__":
     if sys.argv[1] == "send":
         extra = [int(a, 0) for a in sys.argv[6:8]]
         print(send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5], *extra))
+    elif sys.argv[1] == "one":
+        with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as one:
+            one.bind((sys.argv[2], 0))
+            one.send(frame(int(sys.argv[3]), eth_src=sys.argv[4], eth_dst=sys.argv[5], tags=int(sys.argv[6])))
     elif sys.argv[1] == "flows":
         print(flows(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])))
     else:
