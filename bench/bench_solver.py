@@ -12,9 +12,15 @@
     with how far its placement is above the best one any run found.
 
     BENCH=solver make bench        or: BENCH=solver .venv/bin/python -m bench.run
+(c) Warm re-placement (issue 23), not part of `make bench`: on realistic hosts, every rate changed by
+    a factor drawn from 1 - WARM_CHANGE .. 1 + WARM_CHANGE, then solved cold and warm (every free node's
+    `current` is the optimum before the change), in the same run. Writes solver_warm.json.
+
+    .venv/bin/python -m bench.bench_solver --warm [--sizes 100 500] [--seeds 0 1 2]
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import pathlib
@@ -27,6 +33,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+import numpy as np  # noqa: E402
 
 from uno_solver import (  # noqa: E402
     Graph,
@@ -255,3 +262,82 @@ def _target(rows: list[dict[str, Any]], run: str, limit: float) -> dict[str, Any
 
 def _pct(gap: float | None) -> str:
     return "-" if gap is None else f"{100 * gap:.3g}%"
+
+
+# ---------------------------------------------------------------- (c) warm re-placement
+
+WARM_CHANGE = 0.1
+WARM_SIZES = (100,)
+WARM_SEEDS = tuple(range(12))
+
+
+def changed_rates(graph: Graph, seed: int, change: float = WARM_CHANGE) -> Graph:
+    """The same host with every edge rate multiplied by a factor from 1 - change .. 1 + change
+    (limits and capacities kept: the host did not change, its traffic did)."""
+    rng = np.random.default_rng(10_000 + seed)
+    doc = graph.to_dict()
+    for edge in doc["edges"]:
+        edge["gbps"] = round(edge["gbps"] * float(rng.uniform(1 - change, 1 + change)), 6)
+    return Graph.from_dict(doc)
+
+
+def with_current(graph: Graph, location: dict[str, str]) -> Graph:
+    """The graph with every free node's `current` set to `location` (no migration cost: the
+    optimum does not change, only where the solve starts)."""
+    doc = graph.to_dict()
+    for node in doc["nodes"]:
+        if node.get("pin") is None and node["kind"] == "nf":
+            node["current"] = location[node["id"]]
+    return Graph.from_dict(doc)
+
+
+def warm(results_dir: pathlib.Path, sizes: tuple[int, ...] = WARM_SIZES,
+         seeds: tuple[int, ...] = WARM_SEEDS) -> dict[str, Any]:
+    rows = []
+    for n in sizes:
+        for seed in seeds:
+            for tight in (True, False):
+                before = realistic_graph(n, seed, tight)
+                first = solve(before, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT)
+                after = changed_rates(before, seed)
+                cold = solve(after, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT)
+                hot = (solve(with_current(after, first.location), "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT)
+                       if first.location else None)
+                row = {"nodes": n, "snics": len(before.snics), "T": "tight" if tight else "loose", "seed": seed,
+                       "cold": _row(cold), "warm": None if hot is None else _row(hot)}
+                if hot is not None:
+                    row["ratio_cold_over_warm"] = round(cold.seconds / max(hot.seconds, 1e-6), 3)
+                    row["same_optimum"] = (cold.status == hot.status == "optimal"
+                                           and abs(cold.objective - hot.objective)
+                                           <= 2 * EXACT_GAP * abs(cold.objective) + 1e-6)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    paired = [r for r in rows if r["warm"] is not None]
+    summary: dict[str, Any] = {}
+    for key, of in (("all", paired), ("1_snic", [r for r in paired if r["snics"] == 1]),
+                    ("2_snic", [r for r in paired if r["snics"] == 2])):
+        if of:
+            cold_s = statistics.median(r["cold"]["seconds"] for r in of)
+            warm_s = statistics.median(r["warm"]["seconds"] for r in of)
+            summary[key] = {"hosts": len(of), "cold_median_s": cold_s, "warm_median_s": warm_s,
+                            "median_cold_over_warm": round(cold_s / max(warm_s, 1e-6), 3),
+                            "same_optimum": sum(r["same_optimum"] for r in of)}
+    result = {"benchmark": f"realistic hosts, every rate times 1 +- {WARM_CHANGE:g} (uniform), fast solver cold and "
+                           f"warm (current = the optimum before the change), gap {EXACT_GAP}, limit {TIME_LIMIT:g} s",
+              "summary": summary, "instances": rows}
+    (results_dir / "solver_warm.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--warm", action="store_true", help="only (c), the warm re-placement measurement")
+    parser.add_argument("--sizes", type=int, nargs="+", default=WARM_SIZES)
+    parser.add_argument("--seeds", type=int, nargs="+", default=WARM_SEEDS)
+    args = parser.parse_args()
+    out = pathlib.Path(__file__).resolve().parent / "results"
+    if args.warm:
+        warm(out, tuple(args.sizes), tuple(args.seeds))
+    else:
+        print(json.dumps(main(out), indent=2))

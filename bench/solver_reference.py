@@ -9,6 +9,14 @@ bench/results/solver_reference.json with both times and their medians.
 
     .venv/bin/pip install gurobipy==13.0.3
     .venv/bin/python -m bench.solver_reference
+
+With --realistic it solves the realistic hosts of issue 23 instead (instances.realistic_graph: 1-2
+sNICs, tenants' chains, shared NFs; 100 and 500 nodes, tight and loose T, seeds 0-11): Gurobi where
+the model fits its license, the fast solver with 30 s and with the NF agent's 2 s limit, and (with
+--highs) HiGHS on the same reference model, all in one run, one thread each. It writes
+bench/results/solver_reference_realistic.json: per host the times, statuses and gaps, and per class
+(nodes, sNICs) the medians, the ratio of the fast solver's median to Gurobi's, and how many hosts the
+fast solver proves within 2 s.
 """
 from __future__ import annotations
 
@@ -20,17 +28,28 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Any
 
-from bench.bench_solver import EXACT_GAP, FAMILIES, SEEDS, TIME_LIMIT
+from bench.bench_solver import EXACT_GAP, FAMILIES, SEEDS, TARGET_LIMIT, TIME_LIMIT
 from uno_solver import ilp, solve
+from uno_solver.instances import realistic_graph
 from uno_solver.problem import compile_graph
 
 NODES = 500
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "solver_reference.json"
+REALISTIC = pathlib.Path(__file__).resolve().parent / "results" / "solver_reference_realistic.json"
+REALISTIC_SIZES = (100, 500)
+REALISTIC_SEEDS = tuple(range(12))
+LICENSE = 2000   # pip's gurobipy license: at most this many variables and this many rows
 
 
 def main() -> int:
-    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--realistic", action="store_true", help="the realistic hosts of issue 23")
+    parser.add_argument("--highs", action="store_true", help="with --realistic: also HiGHS on the reference model")
+    parser.add_argument("--sizes", type=int, nargs="+", default=REALISTIC_SIZES, help="with --realistic")
+    parser.add_argument("--seeds", type=int, nargs="+", default=REALISTIC_SEEDS, help="with --realistic")
+    args = parser.parse_args()
     try:
         import gurobipy
     except ImportError:
@@ -40,6 +59,8 @@ def main() -> int:
     env = gurobipy.Env(empty=True)
     env.setParam("OutputFlag", 0)
     env.start()
+    if args.realistic:
+        return realistic(gurobipy, env, args.sizes, args.seeds, args.highs)
     rows = []
     with tempfile.TemporaryDirectory(prefix="solver-reference-") as tmp:
         for family, make in FAMILIES.items():
@@ -75,6 +96,84 @@ def main() -> int:
                         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}}, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 0
+
+
+def _gurobi(gurobipy: Any, env: Any, graph: Any, tmp: str) -> dict[str, Any]:
+    """Gurobi (one thread, gap EXACT_GAP, TIME_LIMIT) on the reference model, or why it did not run."""
+    model = ilp.build(compile_graph(graph))[0]
+    size = max(model.numVariables(), model.numConstraints())
+    if size > LICENSE:
+        return {"skipped": f"model of {size} variables or rows, over the license's {LICENSE}"}
+    mps = pathlib.Path(tmp) / "model.mps"
+    model.writeMPS(str(mps))
+    grb = gurobipy.read(str(mps), env)
+    grb.Params.Threads, grb.Params.MIPGap, grb.Params.TimeLimit = 1, EXACT_GAP, TIME_LIMIT
+    start = time.perf_counter()
+    grb.optimize()
+    seconds = time.perf_counter() - start
+    found = grb.SolCount > 0
+    return {"seconds": round(seconds, 4), "optimal": grb.Status == gurobipy.GRB.OPTIMAL,
+            "objective": grb.ObjVal if found else None, "bound": grb.ObjBound, "nodes": int(grb.NodeCount)}
+
+
+def _run(placement: Any) -> dict[str, Any]:
+    return {"seconds": round(placement.seconds, 4), "status": placement.status, "objective": placement.objective,
+            "gap": placement.gap}
+
+
+def realistic(gurobipy: Any, env: Any, sizes: list[int], seeds: list[int], with_highs: bool) -> int:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="solver-reference-") as tmp:
+        for n in sizes:
+            for seed in seeds:
+                for tight in (True, False):
+                    graph = realistic_graph(n, seed, tight)
+                    row: dict[str, Any] = {"nodes": n, "snics": len(graph.snics), "T": "tight" if tight else "loose",
+                                           "seed": seed, "gurobi": _gurobi(gurobipy, env, graph, tmp)}
+                    row["fast"] = _run(solve(graph, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT))
+                    row["fast_2s"] = _run(solve(graph, "fast", gap=EXACT_GAP, time_limit=TARGET_LIMIT))
+                    if with_highs:
+                        row["highs"] = _run(solve(graph, "ilp", gap=EXACT_GAP, time_limit=TIME_LIMIT, backend="highs"))
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+    summary = {}
+    for n in sizes:
+        for k in (1, 2):
+            of = [r for r in rows if r["nodes"] == n and r["snics"] == k]
+            if of:
+                summary[f"{n}_nodes_{k}_snic"] = _class(of)
+        summary[f"{n}_nodes"] = _class([r for r in rows if r["nodes"] == n])
+    REALISTIC.write_text(json.dumps({
+        "benchmark": f"Gurobi {'.'.join(map(str, gurobipy.gurobi.version()))} (pip, restricted license, 1 thread), "
+                     f"the fast solver (limits {TIME_LIMIT:g} s and {TARGET_LIMIT:g} s)"
+                     f"{' and HiGHS on the reference model' if with_highs else ''} on realistic hosts, gap {EXACT_GAP}",
+        "summary": summary, "instances": rows,
+        "environment": {"cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
+                        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}}, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _class(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians over one class; Gurobi's and the ratio only over the hosts its license took."""
+    out: dict[str, Any] = {"hosts": len(rows)}
+    for run in ("fast", "fast_2s", "highs"):
+        runs = [r[run] for r in rows if run in r]
+        if runs:
+            out[f"{run}_median_s"] = statistics.median(x["seconds"] for x in runs)
+            out[f"{run}_proven"] = sum(x["status"] == "optimal" for x in runs)
+            gaps = [x["gap"] for x in runs if x["gap"] is not None]
+            out[f"{run}_max_gap"] = max(gaps) if gaps else None
+    licensed = [r for r in rows if "seconds" in r["gurobi"]]
+    out["gurobi_hosts"] = len(licensed)
+    if licensed:
+        grb = statistics.median(r["gurobi"]["seconds"] for r in licensed)
+        fast = statistics.median(r["fast"]["seconds"] for r in licensed)
+        out["gurobi_median_s"] = grb
+        out["gurobi_proven"] = sum(r["gurobi"]["optimal"] for r in licensed)
+        out["fast_median_s_same_hosts"] = fast
+        out["fast_over_gurobi"] = round(fast / grb, 3)
+    return out
 
 
 if __name__ == "__main__":
