@@ -54,7 +54,7 @@ def generate_groups(rng: random.Random, ports: list[int], count: int, kinds=("al
         for _ in range(n):
             port = rng.choice(ports)
             actions = [["set_field", "eth_dst", _mac(rng)]] if rng.random() < 0.4 else []
-            actions.append(["output", port if rng.random() < 0.85 else rng.choice(["FLOOD", "ALL"])])
+            actions.append(["output", port if rng.random() < 0.85 else rng.choice(["FLOOD", "ALL", "NORMAL"])])
             buckets.append({"weight": rng.randint(1, 5) if kind == "select" else 0,
                             "watch_port": port if kind == "ff" else None, "actions": actions})
         out.append({"group_id": gid, "type": kind, "buckets": buckets})
@@ -142,7 +142,7 @@ def _rule(rng: random.Random, ports: list[int], table: int, priority: int, group
     spec: dict = {"table": table, "priority": priority, "match": match}
     spec["apply"] = _actions(rng, ports, tagged, etype, proto, group_ids, rng.choice([0, 1, 1, 2, 2, 3, 4]))
     if rng.random() < 0.1:
-        spec["write"] = [["output", rng.choice(ports + ["CONTROLLER", "IN_PORT", "FLOOD", "ALL"])]]
+        spec["write"] = [["output", rng.choice(ports + ["CONTROLLER", "IN_PORT", "FLOOD", "ALL", "NORMAL"])]]
         if rng.random() < 0.3:
             spec["write"].insert(0, ["set_field", "eth_src", _mac(rng)])
     elif group_ids and rng.random() < 0.02:
@@ -189,13 +189,19 @@ def _output(rng: random.Random, ports: list[int]):
     r = rng.random()
     if r < 0.7:
         return rng.choice(ports)
-    return rng.choice(["FLOOD", "ALL", "IN_PORT", "CONTROLLER", "CONTROLLER"])
+    return rng.choice(["FLOOD", "ALL", "IN_PORT", "CONTROLLER", "CONTROLLER", "NORMAL"])
+
+
+def outputs_to_normal(spec: dict) -> bool:
+    """True when a rule's or group's actions output to NORMAL (which learns, also when traced)."""
+    lists = [spec.get("apply", []), spec.get("write", [])] + [b["actions"] for b in spec.get("buckets", [])]
+    return any(a == ["output", "NORMAL"] for actions in lists for a in actions)
 
 
 # -- os-ken messages ----------------------------------------------------------------------------
 
 _RESERVED = {"FLOOD": ofp.OFPP_FLOOD, "ALL": ofp.OFPP_ALL, "IN_PORT": ofp.OFPP_IN_PORT,
-             "CONTROLLER": ofp.OFPP_CONTROLLER}
+             "CONTROLLER": ofp.OFPP_CONTROLLER, "NORMAL": ofp.OFPP_NORMAL}
 
 
 def _port(p) -> int:

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U64;
@@ -61,9 +62,14 @@ public final class PlanService {
     private final Map<Long, Counts> carried = new HashMap<>();
     /** Rule -> switch -> saved counts of its counting entries there, until that switch is reconciled. */
     private final Map<Long, Map<String, Counts>> restored = new HashMap<>();
+    /** The rules and groups whose translations output to NORMAL: NORMAL's tables are planned while there is one. */
+    private Set<Owner> normalUsers = new HashSet<>();
+    /** The port map in force, for NORMAL's tables when a rule or group change makes them needed. */
+    private final Supplier<PortMap> ports;
 
     public PlanService(PhysicalPlan plan, Translator translator, VirtualFlowTable rules, IdTable<VirtualGroup> groups,
-                       PhysicalNetwork net) {
+                       PhysicalNetwork net, Supplier<PortMap> ports) {
+        this.ports = ports;
         this.plan = plan;
         this.translator = translator;
         this.rules = rules;
@@ -117,6 +123,7 @@ public final class PlanService {
                 out.put(Owner.rule(r.id()), translateStored(r, after));
             }
         }
+        out.put(Owner.NORMAL, normalTables(out, after));
         return out;
     }
 
@@ -153,6 +160,41 @@ public final class PlanService {
         for (VirtualRule r : rules.all()) {
             out.put(Owner.rule(r.id()), translateStored(r, ports));
         }
+        out.put(Owner.NORMAL, normalTables(out, ports));
+        return out;
+    }
+
+    /** NORMAL's tables under {@code ports} when a rule or group outputs to NORMAL once {@code translations} apply. */
+    private Translation normalTables(Map<Owner, Translation> translations, PortMap ports)
+            throws TranslationConflictException {
+        return normalUsersAfter(translations).isEmpty() ? Translation.EMPTY : translator.normal(ports, plan.tags());
+    }
+
+    private Set<Owner> normalUsersAfter(Map<Owner, Translation> translations) {
+        Set<Owner> users = new HashSet<>(normalUsers);
+        translations.forEach((o, t) -> {
+            if (o.kind() == Owner.Kind.RULE || o.kind() == Owner.Kind.GROUP) {
+                if (Translator.outputsToNormal(t)) {
+                    users.add(o);
+                } else {
+                    users.remove(o);
+                }
+            }
+        });
+        return users;
+    }
+
+    /**
+     * {@code translations} with NORMAL's tables added or taken away when they make the first rule
+     * or group output to NORMAL, or the last one stop (translations of the whole port map say it themselves).
+     */
+    private Map<Owner, Translation> withNormal(Map<Owner, Translation> translations) throws TranslationConflictException {
+        Set<Owner> after = normalUsersAfter(translations);
+        if (translations.containsKey(Owner.NORMAL) || after.isEmpty() == normalUsers.isEmpty()) {
+            return translations;
+        }
+        Map<Owner, Translation> out = new LinkedHashMap<>(translations);
+        out.put(Owner.NORMAL, after.isEmpty() ? Translation.EMPTY : translator.normal(ports.get(), plan.tags()));
         return out;
     }
 
@@ -172,8 +214,11 @@ public final class PlanService {
      * anything; counting entries of rules that live on are marked for carrying their counters.
      */
     public PlanDiff replace(Map<Owner, Translation> translations) throws TranslationConflictException {
-        markCarried(translations);
-        return plan.replace(translations);
+        Map<Owner, Translation> all = withNormal(translations);
+        markCarried(all);
+        PlanDiff diff = plan.replace(all);
+        normalUsers = normalUsersAfter(all);
+        return diff;
     }
 
     /**
@@ -182,8 +227,11 @@ public final class PlanService {
      */
     public PlanDiff replaceRetiring(Map<Owner, Translation> translations, Owner retired)
             throws TranslationConflictException {
-        markCarried(translations);
-        return plan.replaceRetiring(translations, retired);
+        Map<Owner, Translation> all = withNormal(translations);
+        markCarried(all);
+        PlanDiff diff = plan.replaceRetiring(all, retired);
+        normalUsers = normalUsersAfter(all);
+        return diff;
     }
 
     private void markCarried(Map<Owner, Translation> translations) {

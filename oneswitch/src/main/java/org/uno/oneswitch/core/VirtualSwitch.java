@@ -86,7 +86,8 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.clock = clock;
         this.timers = timers;
         this.plan = new PhysicalPlan(new TagSpace());
-        this.planner = new PlanService(plan, new Translator(topology, this::live), table, groupTable, net);
+        this.planner = new PlanService(plan, new Translator(topology, this::live), table, groupTable, net,
+                portMap::current);
         Runnable changed = this::changed;
         this.flows = new FlowService(table, groupTable, meterTable, planner, portMap::current, notifier, clock,
                 changed, refusals, maxRules);

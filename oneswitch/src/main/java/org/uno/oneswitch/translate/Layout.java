@@ -65,17 +65,22 @@ public final class Layout {
      * bucket resubmits to {@link #NORMAL_TABLE}, on the switch where the packet entered.
      */
     public static final long NORMAL_GROUP = PORT_GROUP_BASE + (OFPort.NORMAL.getPortNumber() & 0xffff);
-    /** NORMAL's tables: its entry (per ingress port), learning, the learned sources, their check, the MACs, the output. */
+    /**
+     * NORMAL's tables: whether a frame is sent to its own source address, its entry (per ingress
+     * port), learning, the learned sources, their check, the MACs, the output.
+     */
+    public static final int NORMAL_SELF_TABLE = 244;
     public static final int NORMAL_TABLE = 245;
     public static final int NORMAL_LEARN_TABLE = 246;
     public static final int NORMAL_SEEN_TABLE = 247;
     public static final int NORMAL_CHECK_TABLE = 248;
     public static final int MAC_TABLE = 249;
     public static final int NORMAL_OUT_TABLE = 250;
-    /** NORMAL's registers: the ingress port's code, the port a source was last seen on, the port a destination was learned on. */
-    public static final MatchFields NORMAL_INGRESS_REGISTER = MatchFields.REG3;
-    public static final MatchFields NORMAL_SEEN_REGISTER = MatchFields.REG2;
-    public static final MatchFields NORMAL_LEARNED_REGISTER = MatchFields.REG4;
+    /**
+     * The OXM headers of NORMAL's registers (see {@link NormalPipeline}): reg2 the port a source
+     * was last announced on, reg3 the ingress port's code, reg4 the port a destination was learned
+     * on; reg1 counts the leading nibbles the source and destination addresses share.
+     */
     public static final long OXM_REG2 = 0x00010404L;
     public static final long OXM_REG3 = 0x00010604L;
     public static final long OXM_REG4 = 0x00010804L;

@@ -112,7 +112,7 @@ final class Localizer {
             } else if (o.port().equals(OFPort.IN_PORT) || o.port().equals(OFPort.CONTROLLER)) {
                 out.add(routes.portGroup(switchId, o));
             } else if (o.port().equals(OFPort.NORMAL)) {
-                out.add(routes.normalGroup(switchId));
+                out.add(NormalPipeline.GROUP);
             } else {
                 for (Action x : single(o)) {
                     out.add(x instanceof Action.Output local ? routes.portGroup(switchId, local) : x);
@@ -144,7 +144,7 @@ final class Localizer {
             return List.of(routes.floodGroup(switchId));
         }
         if (o.port().equals(OFPort.NORMAL)) {
-            return List.of(routes.normalGroup(switchId));
+            return List.of(NormalPipeline.GROUP);
         }
         List<Action> out = new ArrayList<>(1);
         TreeSet<OFPort> remote = new TreeSet<>(Localizer::compare);
@@ -188,7 +188,7 @@ final class Localizer {
                 }
             }
         } else if (p.equals(OFPort.NORMAL)) {
-            local.add(routes.normalGroup(switchId));
+            local.add(NormalPipeline.GROUP);
         } else if (p.equals(OFPort.IN_PORT) || p.equals(OFPort.CONTROLLER) || p.equals(OFPort.TABLE)) {
             if (atIngress) {
                 local.add(o);

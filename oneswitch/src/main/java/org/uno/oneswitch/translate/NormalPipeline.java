@@ -2,24 +2,30 @@ package org.uno.oneswitch.translate;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFGroupType;
 import org.projectfloodlight.openflow.protocol.OFVersion;
 import org.projectfloodlight.openflow.protocol.action.OFAction;
 import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
 import org.projectfloodlight.openflow.types.EthType;
 import org.projectfloodlight.openflow.types.MacAddress;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.U32;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.plan.PhysicalGroup;
 import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
@@ -44,7 +50,14 @@ import org.uno.oneswitch.plan.PhysicalRule;
  *       ingress port), anything else is flooded with the switch's flood group (all mapped ports
  *       but the ingress one). Multicast sources are never learned, so multicast is flooded.</li>
  * </ol>
- * Learned entries name virtual ports, not physical ones, so a remap keeps them right; a port
+ * A flow learned by a packet is there from the next packet on (Open vSwitch adds learned flows
+ * after the translation), but one bridge's NORMAL looks up the destination after learning the
+ * source: a frame sent to its own unicast source address is dropped there even when that source
+ * is new or has just moved. No flow compares two fields, so {@link Layout#NORMAL_SELF_TABLE}
+ * compares them a nibble at a time (reg1 counts the equal leading nibbles; 12 means equal), and
+ * such a frame is dropped.
+ * The tables exist while a rule or group outputs to NORMAL ({@link Owner#NORMAL}, see
+ * {@code PlanService}), once for all of them. Learned entries name virtual ports, not physical ones, so a remap keeps them right; a port
  * that is no longer mapped matches no output entry and its MACs are flooded, as a bridge flushes
  * a deleted port's MACs. Learned entries have a sealed cookie, so reconciliation never sees them.
  * Pure.
@@ -59,6 +72,7 @@ final class NormalPipeline {
     static final long LEARNED_COOKIE = PhysicalPlan.SEALED_COOKIE_TAG | 0xffffffffffffL;
     private static final int LEARNED_PRIORITY = 1;
     private static final int CODE_BITS = 20;
+    private static final int NIBBLES = 12;
     /** Open vSwitch's reserved destinations, as (address, mask) pairs. */
     private static final List<String[]> RESERVED = List.of(
             new String[] {"01:80:c2:00:00:00", "ff:ff:ff:ff:ff:f0"},
@@ -71,7 +85,41 @@ final class NormalPipeline {
             new String[] {"01:00:0c:cd:cd:cd", "ff:ff:ff:ff:ff:ff"},
             new String[] {"01:00:0c:cc:cc:c0", "ff:ff:ff:ff:ff:f8"});
 
+    /** An output to NORMAL: the NORMAL group of the switch where the packet entered. */
+    static final Action GROUP = new Action.Group(OFGroup.of((int) Layout.NORMAL_GROUP));
+
     private NormalPipeline() {
+    }
+
+    /**
+     * NORMAL's tables and groups on every switch with virtual ports, and the notice entries of
+     * every switch with a link, under {@code ports}: the translation of {@link Owner#NORMAL}.
+     */
+    static Translation of(Topology topology, PortMap ports, TagSpace tags, Predicate<PhysicalPort> live)
+            throws TranslationConflictException {
+        TagRoutes routes = new TagRoutes(topology, ports, tags, live);
+        List<PhysicalRule> flows = new ArrayList<>(notices(topology));
+        List<PhysicalGroup> groups = new ArrayList<>();
+        for (String s : Translator.switchesWithPorts(topology, ports)) {
+            flows.addAll(tables(s, topology, ports, routes));
+            groups.add(new PhysicalGroup(s, Layout.NORMAL_GROUP, OFGroupType.INDIRECT, List.of(
+                    Bucket.of(List.of(FlowIdHeaders.resubmit(Layout.NORMAL_TABLE)))), 0));
+        }
+        Translation collected = routes.with(flows);
+        groups.addAll(collected.groups());
+        return new Translation(collected.flows(), groups);
+    }
+
+    /** Whether {@code t}, a rule's or a group's translation, outputs to NORMAL (so needs NORMAL's tables). */
+    static boolean usedBy(Translation t) {
+        for (PhysicalRule r : t.flows()) {
+            for (Instruction i : r.instructions()) {
+                if (Instruction.actionsOf(i).contains(GROUP)) {
+                    return true;
+                }
+            }
+        }
+        return t.groups().stream().anyMatch(g -> g.buckets().stream().anyMatch(b -> b.actions().contains(GROUP)));
     }
 
     /** The code of virtual port {@code v} in NORMAL's registers and notices (20 bits: LOCAL is 0xffffe). */
@@ -83,7 +131,7 @@ final class NormalPipeline {
      * NORMAL's entries on {@code switchId}, where packets enter: its tables, using {@code routes}
      * for outputs to ports elsewhere and the flood group.
      */
-    static List<PhysicalRule> tables(String switchId, Topology topology, PortMap ports, TagRoutes routes)
+    private static List<PhysicalRule> tables(String switchId, Topology topology, PortMap ports, TagRoutes routes)
             throws TranslationConflictException {
         List<PhysicalRule> out = new ArrayList<>();
         for (String[] r : RESERVED) {
@@ -97,6 +145,7 @@ final class NormalPipeline {
                 out.add(rule(switchId, Layout.NORMAL_TABLE, 10, FlowMatch.of(List.of(OF13.oxms().inPort(
                         m.physical().port()))), List.of(load(OF13.oxms().reg3(U32.of(c))),
                         load(OF13.oxms().reg2(U32.ZERO)), load(OF13.oxms().reg4(U32.ZERO)),
+                        load(OF13.oxms().reg1(U32.ZERO)),
                         FlowIdHeaders.resubmit(Layout.NORMAL_LEARN_TABLE), FlowIdHeaders.resubmit(Layout.MAC_TABLE),
                         FlowIdHeaders.resubmit(Layout.NORMAL_OUT_TABLE))));
                 out.add(rule(switchId, Layout.NORMAL_CHECK_TABLE, 10, FlowMatch.of(List.of(
@@ -110,11 +159,15 @@ final class NormalPipeline {
                         routes.sendTo(switchId, List.of(m.virtualPort()))));
             }
         }
+        out.add(rule(switchId, Layout.NORMAL_OUT_TABLE, 30, FlowMatch.of(List.of(OF13.oxms().reg1(U32.of(NIBBLES)))),
+                List.of()));
         out.add(rule(switchId, Layout.NORMAL_OUT_TABLE, 0, FlowMatch.ANY, List.of(routes.floodGroup(switchId))));
+        out.addAll(sameAddresses(switchId));
         out.add(rule(switchId, Layout.NORMAL_LEARN_TABLE, 20, FlowMatch.of(List.of(OF13.oxms().ethSrcMasked(
                 MacAddress.of("01:00:00:00:00:00"), MacAddress.of("01:00:00:00:00:00")))), List.of()));
         out.add(rule(switchId, Layout.NORMAL_LEARN_TABLE, 10, FlowMatch.ANY, List.of(
-                sealed(learnMac(Layout.OXM_REG3)), FlowIdHeaders.resubmit(Layout.NORMAL_SEEN_TABLE),
+                sealed(learnMac(Layout.OXM_REG3)), FlowIdHeaders.resubmit(Layout.NORMAL_SELF_TABLE),
+                FlowIdHeaders.resubmit(Layout.NORMAL_SEEN_TABLE),
                 FlowIdHeaders.resubmit(Layout.NORMAL_CHECK_TABLE))));
         List<Action> announce = new ArrayList<>(List.of(sealed(learnSeen(Layout.OXM_REG3))));
         if (!links.isEmpty()) {
@@ -131,10 +184,29 @@ final class NormalPipeline {
     }
 
     /**
+     * The nibble-by-nibble comparison of the source and destination addresses: at step i (reg1),
+     * nibble i from the top equal in both goes on to step i + 1.
+     */
+    private static List<PhysicalRule> sameAddresses(String switchId) {
+        List<PhysicalRule> out = new ArrayList<>(NIBBLES * 16);
+        for (int i = 0; i < NIBBLES; i++) {
+            int shift = 4 * (NIBBLES - 1 - i);
+            MacAddress mask = MacAddress.of(0xfL << shift);
+            for (long v = 0; v < 16; v++) {
+                MacAddress value = MacAddress.of(v << shift);
+                out.add(rule(switchId, Layout.NORMAL_SELF_TABLE, 10, FlowMatch.of(List.of(OF13.oxms().reg1(U32.of(i)),
+                        OF13.oxms().ethSrcMasked(value, mask), OF13.oxms().ethDstMasked(value, mask))),
+                        List.of(load(OF13.oxms().reg1(U32.of(i + 1))), FlowIdHeaders.resubmit(Layout.NORMAL_SELF_TABLE))));
+            }
+        }
+        return out;
+    }
+
+    /**
      * What every switch with PCIe links does with a NORMAL notice arriving on one: learns the MAC
      * and its port from it (both tables), and passes it on over its other links.
      */
-    static List<PhysicalRule> notices(Topology topology) {
+    private static List<PhysicalRule> notices(Topology topology) {
         List<PhysicalRule> out = new ArrayList<>();
         topology.switches().forEach(s -> {
             List<OFPort> links = topology.linkPorts(s.id());

@@ -130,25 +130,6 @@ final class TagRoutes {
     }
 
     /**
-     * The action that outputs to NORMAL on {@code switchId}: its NORMAL group, whose bucket
-     * resubmits to NORMAL's tables there, collected with the notices every switch learns from.
-     */
-    Action normalGroup(String switchId) throws TranslationConflictException {
-        PhysicalGroup.GroupKey key = new PhysicalGroup.GroupKey(switchId, Layout.NORMAL_GROUP);
-        if (!groups.containsKey(key)) {
-            groups.put(key, new PhysicalGroup(switchId, Layout.NORMAL_GROUP, OFGroupType.INDIRECT, List.of(
-                    Bucket.of(List.of(FlowIdHeaders.resubmit(Layout.NORMAL_TABLE)))), 0));
-            for (PhysicalRule r : NormalPipeline.tables(switchId, topology, ports, this)) {
-                deliveries.put(r.physicalKey(), r);
-            }
-            for (PhysicalRule r : NormalPipeline.notices(topology)) {
-                deliveries.put(r.physicalKey(), r);
-            }
-        }
-        return new Action.Group(OFGroup.of((int) Layout.NORMAL_GROUP));
-    }
-
-    /**
      * What a fast-failover bucket on {@code from} watches for port {@code far} on another switch:
      * the PCIe link toward it while {@code far} is live (a dead link makes it dead too), else a
      * port that is never live. {@code far}'s own state is not visible on {@code from}, so the group

@@ -67,7 +67,7 @@ public final class Translator {
             }
             instances(rule, p.get().switchId(), rule.match().withInPort(p.get().port()), ports, routes, instances);
         } else {
-            for (String s : switchesWithPorts(ports)) {
+            for (String s : switchesWithPorts(topology, ports)) {
                 instances(rule, s, rule.match(), ports, routes, instances);
             }
         }
@@ -83,7 +83,7 @@ public final class Translator {
     public Translation translate(VirtualGroup group, PortMap ports, TagSpace tags) throws TranslationConflictException {
         TagRoutes routes = new TagRoutes(topology, ports, tags, live);
         List<PhysicalGroup> out = new ArrayList<>();
-        for (String s : switchesWithPorts(ports)) {
+        for (String s : switchesWithPorts(topology, ports)) {
             Localizer l = new Localizer(s, ports, routes, null);
             List<Bucket> buckets = new ArrayList<>(group.buckets().size());
             for (Bucket b : group.buckets()) {
@@ -117,8 +117,21 @@ public final class Translator {
         return new PhysicalRule(switchId, key, ins, PhysicalRule.Role.COUNTING, 0);
     }
 
+    /**
+     * NORMAL's tables and groups under {@code ports} (see {@link NormalPipeline}): the translation of
+     * {@link Owner#NORMAL} while a rule or group outputs to NORMAL.
+     */
+    public Translation normal(PortMap ports, TagSpace tags) throws TranslationConflictException {
+        return NormalPipeline.of(topology, ports, tags, live);
+    }
+
+    /** Whether a rule's or group's translation outputs to NORMAL. */
+    public static boolean outputsToNormal(Translation t) {
+        return NormalPipeline.usedBy(t);
+    }
+
     /** The switches where packets can enter the virtual switch: those with a mapped port, in topology order. */
-    private Set<String> switchesWithPorts(PortMap ports) {
+    static Set<String> switchesWithPorts(Topology topology, PortMap ports) {
         Set<String> present = new LinkedHashSet<>();
         for (PortMapping m : ports.mappings()) {
             present.add(m.physical().switchId());

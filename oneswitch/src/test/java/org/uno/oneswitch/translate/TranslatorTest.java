@@ -1,6 +1,7 @@
 package org.uno.oneswitch.translate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.uno.oneswitch.testing.Fixtures.apply;
@@ -233,19 +234,24 @@ class TranslatorTest {
 
     @Test
     void normalIsOneLearningSwitchAcrossTheSwitches() throws Exception {
-        // A wildcard rule: on each switch the NORMAL group, its tables (entry per local port, learning, the check that
-        // announces a new or moved source over the link, the output per virtual port, the flood group on a miss) and
-        // on both switches the entry that learns from the other's notices.
-        Golden.check("normal-wildcard", translate(two(), rule(1, 0, FlowMatch.ANY, apply(out(OFPort.NORMAL))),
-                Fixtures.ports(2)));
-        // In an action set and in a bucket NORMAL is the same group, which takes the output's slot.
-        String set = translate(two(), rule(2, 1, match(inPort(1)), List.of(
-                new Instruction.WriteActions(List.of(out(OFPort.NORMAL))))), Fixtures.ports(2));
-        assertTrue(set.contains("host table=1 priority=1 in_port=2 actions=write_actions(group:4292935674) [counting]"), set);
+        // NORMAL's tables and groups, once for every rule that outputs to NORMAL: on each switch the NORMAL group, the
+        // same-address check, the entry per local port, learning, the check that announces a new or moved source over
+        // the link, the output per virtual port (the flood group on a miss); on every switch the notices' entries.
+        Golden.check("normal-tables", Render.translation(two().normal(Fixtures.ports(2), new TagSpace())));
+        // A rule's own entries only point at the NORMAL group: in an action list, an action set, a bucket.
+        assertEquals("host table=1 priority=0 any actions=group:4292935674 [counting]\n"
+                + "snic0 table=1 priority=0 any actions=group:4292935674 [counting]\n"
+                + "snic1 table=1 priority=0 any actions=group:4292935674 [counting]\n",
+                translate(two(), rule(1, 0, FlowMatch.ANY, apply(out(OFPort.NORMAL))), Fixtures.ports(2)));
+        assertEquals("host table=1 priority=1 in_port=2 actions=write_actions(group:4292935674) [counting]\n",
+                translate(two(), rule(2, 1, match(inPort(1)), List.of(
+                        new Instruction.WriteActions(List.of(out(OFPort.NORMAL))))), Fixtures.ports(2)));
         VirtualGroup g = new VirtualGroup(9, OFGroupType.ALL, List.of(Bucket.of(List.of(out(OFPort.NORMAL)))));
-        String bucket = Render.translation(two().translate(g, Fixtures.ports(2), new TagSpace()));
-        assertTrue(bucket.contains("host group=9 type=all bucket(group:4292935674)"), bucket);
-        assertTrue(bucket.contains("host group=4292935674 type=indirect bucket(resubmit(,245))"), bucket);
+        Translation bucket = two().translate(g, Fixtures.ports(2), new TagSpace());
+        assertTrue(Render.translation(bucket).contains("host group=9 type=all bucket(group:4292935674)"));
+        assertTrue(Translator.outputsToNormal(bucket));
+        assertFalse(Translator.outputsToNormal(two().translate(rule(3, 1, FlowMatch.ANY, apply(out(OFPort.FLOOD))),
+                Fixtures.ports(2), new TagSpace())));
     }
 
     private static Translator two() {

@@ -1,0 +1,97 @@
+package org.uno.oneswitch.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.uno.oneswitch.testing.Fixtures.apply;
+import static org.uno.oneswitch.testing.Fixtures.out;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.projectfloodlight.openflow.protocol.OFGroupType;
+import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.types.DatapathId;
+import org.projectfloodlight.openflow.types.OFGroup;
+import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.U64;
+import org.uno.oneswitch.model.Bucket;
+import org.uno.oneswitch.model.FlowFilter;
+import org.uno.oneswitch.model.FlowMatch;
+import org.uno.oneswitch.model.FlowModRequest;
+import org.uno.oneswitch.model.GroupModRequest;
+import org.uno.oneswitch.model.PortSpec;
+import org.uno.oneswitch.model.VirtualGroup;
+import org.uno.oneswitch.translate.Owner;
+import org.uno.oneswitch.testing.Fixtures;
+import org.uno.oneswitch.testing.RecordingNetwork;
+import org.uno.oneswitch.testing.RecordingNotifier;
+
+/**
+ * NORMAL's tables are planned once, while at least one rule or group outputs to NORMAL: the first such
+ * rule brings them, more rules share them, they follow the port map, and they go with the last user.
+ */
+class NormalTablesTest {
+    private final RecordingNetwork net = new RecordingNetwork(Fixtures.topology(1));
+    private final VirtualSwitch vs = new VirtualSwitch(DatapathId.of(9), 8, Fixtures.topology(1), net,
+            new RecordingNotifier(new ArrayList<OFMessage>()), () -> 0L, (ms, task) -> { }, 1000);
+
+    @Test
+    void theTablesComeWithTheFirstUserAndGoWithTheLast() throws Exception {
+        vs.ports().autoMap(EnumSet.of(PortSpec.Kind.VM, PortSpec.Kind.WIRE));  // 1, 2 on the host; 3 = snic0:2
+        int fixed = vs.physicalEntryCount();
+        assertTrue(normalTables().isEmpty(), "no user, no tables");
+
+        add(10, OFPort.NORMAL);
+        int tables = normalTables().size();
+        assertTrue(tables > 2 * 192, "both switches' tables: " + tables);
+        assertEquals(fixed + tables + 2, vs.physicalEntryCount(), "the rule's own two entries, one per switch");
+
+        add(20, OFPort.NORMAL);
+        add(30, OFPort.of(3));
+        assertEquals(tables, normalTables().size(), "shared, not per rule");
+        assertEquals(fixed + tables + 6, vs.physicalEntryCount(), "rule 30's tag to port 3 has NORMAL's deliveries");
+
+        vs.groups().groupMod(new GroupModRequest(GroupModRequest.Command.ADD, new VirtualGroup(5, OFGroupType.ALL,
+                List.of(Bucket.of(List.of(out(OFPort.NORMAL)))))), (s, e) -> { });
+        delete(10);
+        delete(20);
+        assertEquals(tables, normalTables().size(), "the group still outputs to NORMAL");
+        vs.groups().groupMod(new GroupModRequest(GroupModRequest.Command.DELETE, new VirtualGroup(5, OFGroupType.ALL,
+                List.of())), (s, e) -> { });
+        assertTrue(normalTables().isEmpty(), "gone with the last user");
+        assertEquals(fixed + 4, vs.physicalEntryCount(), "rule 30's entry on each switch and its tag's two deliveries");
+    }
+
+    @Test
+    void theTablesFollowThePortMap() throws Exception {
+        vs.ports().autoMap(EnumSet.of(PortSpec.Kind.VM, PortSpec.Kind.WIRE));
+        add(10, OFPort.NORMAL);
+        String before = normalTables().toString();
+        assertTrue(before.contains("in_port=3"), before);  // VM 2's physical port on the host
+        vs.ports().remove(OFPort.of(2));
+        String after = normalTables().toString();
+        assertFalse(after.contains("in_port=3"), "an unmapped port has no NORMAL entry: " + after);
+    }
+
+    private List<?> normalTables() {
+        return vs.planner().plan().translationOf(Owner.NORMAL).flows();
+    }
+
+    private void add(int priority, OFPort output) throws Exception {
+        vs.flows().flowMod(new FlowModRequest(FlowModRequest.Command.ADD, filter(priority), apply(out(output)),
+                U64.ZERO, Set.of(), 0, 0), (s, e) -> { });
+    }
+
+    private void delete(int priority) throws Exception {
+        vs.flows().flowMod(new FlowModRequest(FlowModRequest.Command.DELETE_STRICT, filter(priority), List.of(),
+                U64.ZERO, Set.of(), 0, 0), (s, e) -> { });
+    }
+
+    private static FlowFilter filter(int priority) {
+        return new FlowFilter(0, FlowMatch.ANY, true, priority, U64.ZERO, U64.ZERO, OFPort.ANY, OFGroup.ANY);
+    }
+}
