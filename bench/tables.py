@@ -57,7 +57,7 @@ def _translation(r: dict) -> str:
     rows = [["virtual rules generated", v["generated"]], ["installed", v["installed"]],
             ["refused by OneSwitch", refused], ["refused by Open vSwitch", v["refused_by_ovs"]],
             ["physical entries", p["flows"]], ["physical per virtual", r["physical_per_virtual"]],
-            ["NORMAL's tables (fixed, per switch) / physical per virtual without them",
+            ["NORMAL's fixed entries (all switches) / physical per virtual without them",
              f'{p.get("normal_tables", 0)} / {r.get("physical_per_virtual_without_normal_tables", "-")}'],
             ["the paper's physical per virtual", r["paper"]["ratio"]],
             ["verifier: packets compared", ver["packets"]["compared"]], ["verifier: mismatches", ver["mismatches"]],
