@@ -409,6 +409,15 @@ class _Builder:
             return pki.existing(pathlib.Path(self.spec.pki_dir), [*self.switch_ids, *controllers])
         return pki.create(self.state / "pki", self.switch_ids, controllers)
 
+    @staticmethod
+    def controller_relay_target(host: str, port: int) -> str:
+        """The relay's side toward the controller. It retries the connection every 50 ms for up to 10 s, so a
+        bridge whose controller is not listening yet (OneSwitch starting or restarting) waits on the relay
+        rather than being refused, which would put Open vSwitch into its reconnect backoff (1, 2, 4, 8 s). The
+        emulation's plumbing only: a server's bridges reach their controller directly (oneswitch/DESIGN.md,
+        "Restart")."""
+        return f"TCP:{host}:{port},retry=200,interval=0.05"
+
     def _connect_controller(self, sw: str, host: str, port: int, ssl: bool) -> None:
         """The bridges live in their own namespaces, so a relay carries the connection out: with tcp:, a
         Unix socket (root only) the bridge connects to; with ssl:, a TCP port on the namespace's loopback (OVS
@@ -417,7 +426,7 @@ class _Builder:
         ovs = self.ovs[sw]
         sock = ovs.rundir / "controller.sock"
         self._relay(sw, "controller-relay",
-                    [f"UNIX-LISTEN:{sock},fork,unlink-early,mode=600", f"TCP:{host}:{port}"])
+                    [f"UNIX-LISTEN:{sock},fork,unlink-early,mode=600", self.controller_relay_target(host, port)])
         system.wait_for(sock.exists, 5, f"the controller relay socket {sock}")
         target = f"unix:{sock}"
         if ssl:

@@ -332,7 +332,7 @@ class _RemoteBuilder(_Builder):
             return super()._connect_controller(sw, host, port, ssl_on)
         host_ip = _address(self.mgmt[sw][0])
         self._relay(sw, "controller-relay", [f"TCP-LISTEN:{CONTROLLER_RELAY_PORT},bind={host_ip},fork,reuseaddr",
-                                              f"TCP:{host}:{port}"])
+                                              self.controller_relay_target(host, port)])
         ovs = self.ovs[sw]
         ovs.vsctl("set-ssl", f"{machine.ETC}/{sw}-privkey.pem", f"{machine.ETC}/{sw}-cert.pem",
                   f"{machine.ETC}/controllerca.pem")

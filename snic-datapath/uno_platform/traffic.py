@@ -86,9 +86,11 @@ def tcp_throughput_mbps(client_ns: str, server_ns: str, server_ip: str, seconds:
         server.wait()
 
 
-# The sink counts what arrives until told the source is done (a line on stdin), then until `idle` seconds pass
-# without a packet: a starved source or a long hold never ends a run early. It also reports its socket's drops
-# (a full receive buffer), read from /proc/net/udp by the socket's inode.
+# The sink counts what arrives until told the source is done (a line on stdin with what it sent per flow), then
+# until `idle` seconds pass without a packet: a starved source or a long hold never ends a run early. Once every
+# packet sent has arrived it waits only COMPLETE_GRACE seconds more for late duplicates (a duplicate follows its
+# original by microseconds to milliseconds), instead of `idle`. It also reports its socket's drops (a full
+# receive buffer), read from /proc/net/udp by the socket's inode.
 _UDP_SINK = textwrap.dedent("""
     import json, os, select, socket, struct, sys, time
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -99,15 +101,16 @@ _UDP_SINK = textwrap.dedent("""
     print("ready", flush=True)
     seen, dup, reordered, latencies, arrivals = {}, 0, 0, [], []
     last = {}
-    source_done = False
+    source_done, sent_counts, complete = False, {}, False
     while True:
-        readable, _, _ = select.select([sock] + ([] if source_done else [sys.stdin]), [], [],
-                                       idle if source_done else 600)
+        wait = 600 if not source_done else min(idle, 0.25) if complete else idle  # 0.25: COMPLETE_GRACE
+        readable, _, _ = select.select([sock] + ([] if source_done else [sys.stdin]), [], [], wait)
         if not readable:
             break
         if sys.stdin in readable:
-            sys.stdin.readline()
+            sent_counts = json.loads(sys.stdin.readline())
             source_done = True
+            complete = all(len(seen.get(int(f), ())) >= n for f, n in sent_counts.items())
             continue
         data = sock.recv(2048)
         now = time.time()
@@ -121,6 +124,8 @@ _UDP_SINK = textwrap.dedent("""
         last[flow] = max(seq, last.get(flow, -1))
         latencies.append(now - sent)
         arrivals.append(now)
+        if source_done and not complete and len(got) >= sent_counts.get(str(flow), 0):
+            complete = all(len(seen.get(int(f), ())) >= n for f, n in sent_counts.items())
     inode = str(os.fstat(sock.fileno()).st_ino)
     drops = next((int(f[-1]) for f in (line.split() for line in open("/proc/net/udp")) if f[9] == inode), 0)
     json.dump({"received": {str(f): len(s) for f, s in seen.items()},
@@ -198,7 +203,7 @@ class NumberedUdp:
     def __exit__(self, *exc) -> None:
         try:
             sent, _ = self.source.communicate(timeout=600)
-            received, _ = self.sink.communicate("source done\n", timeout=600)
+            received, _ = self.sink.communicate(json.dumps(json.loads(sent)["sent"]) + "\n", timeout=600)
         finally:
             for proc in (self.source, self.sink):
                 if proc.poll() is None:
