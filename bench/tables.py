@@ -220,6 +220,24 @@ def _reference(r: dict) -> str:
             + r["benchmark"] + "\n\n" + table(["graphs", "Gurobi median s", "fast median s"], rows) + "\n" + _when(r))
 
 
+def _reference_realistic(r: dict) -> str:
+    rows = [[group, g["hosts"], g["gurobi_median_s"], g["fast_median_s_same_hosts"], g["fast_over_gurobi"],
+             f'{g["gurobi_proven"]} / {g["fast_proven"]}', g["fast_2s_proven"], round(100 * g["fast_2s_max_gap"], 2)]
+            for group, g in r["summary"].items()]
+    return ("## Realistic hosts against Gurobi (`solver_reference_realistic.json`, optional: "
+            "`python bench/solver_reference.py --realistic`)\n\n" + r["benchmark"] + "\n\n"
+            + table(["hosts", "count", "Gurobi median s", "fast median s", "fast / Gurobi", "proven (Gurobi / fast)",
+                     "fast proven at 2 s", "fast worst gap at 2 s, %"], rows) + "\n")
+
+
+def _warm(r: dict) -> str:
+    rows = [[group, g["hosts"], g["cold_median_s"], g["warm_median_s"], g["median_cold_over_warm"],
+             g["same_optimum"]] for group, g in r["summary"].items()]
+    return ("## Warm re-placement (`solver_warm.json`, `python -m bench.bench_solver --warm`)\n\n" + r["benchmark"]
+            + "\n\n" + table(["hosts", "count", "cold median s", "warm median s", "cold / warm (median)",
+                              "same optimum"], rows) + "\n")
+
+
 def _offload(r: dict) -> str:
     s, res = r["setup"], r["results"]
     rows = [[name, res[name]["host_cores"], res[name]["host_ratio_to_host"], res[name]["snic_cores"],
@@ -263,7 +281,8 @@ COMPONENTS: dict[str, tuple[str, list[tuple[str, Callable[[dict], str]]]]] = {
     "nf-agent": ("The NF agent", [("migration.json", _migration)]),
     "snic-datapath": ("The platform", [("offload.json", _offload), ("chain.json", _chain)]),
     "solver": ("The solver", [("solver.json", _solver), ("solver_fig16.json", _fig16),
-                              ("solver_reference.json", _reference)]),
+                              ("solver_reference.json", _reference),
+                              ("solver_reference_realistic.json", _reference_realistic), ("solver_warm.json", _warm)]),
 }
 
 
