@@ -91,8 +91,10 @@ def solve(problem: Problem, rel_gap: float, time_limit: float | None, backend: s
                 # PuLP 3.3 deprecates its bundled CBC in favour of PuLP 4's separate package;
                 # the bundled one is what this project pins (DESIGN.md, "Libraries").
                 warnings.simplefilter("ignore", DeprecationWarning)
+                # One thread is CBC's default. With `-threads 1` it starts a worker thread anyway, and about one
+                # run in 150 then waited 10 s at exit for that thread's sleep.
                 solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=rel_gap, gapAbs=ABS_GAP,
-                                           threads=1, logPath=str(log),
+                                           logPath=str(log),
                                            options=[] if cbc_preprocess else ["preprocess off"])
         else:
             solver = pulp.HiGHS(msg=False, timeLimit=time_limit, gapRel=rel_gap, gapAbs=ABS_GAP, threads=1)
