@@ -18,7 +18,8 @@ GROWTH_LIMIT = 600 << 20
 
 
 def test_a_connection_that_stops_reading_stays_bounded_and_others_are_served(oneswitch_stack):
-    stack = oneswitch_stack(controller=False)
+    # Probes every second (5 s by default), so that the connection that does not read is closed after three of them.
+    stack = oneswitch_stack(controller=False, oneswitch_args=("--echo-interval", "1"))
     install_rules(stack.listen, RULES)
     pid = stack.oneswitch.pid
     before = rss_bytes(pid)
