@@ -53,6 +53,7 @@ def test_small_realistic_hosts_agree_with_brute_force(seed):
     if truth.status == "optimal":
         assert fast.objective == pytest.approx(truth.objective, abs=TOL)
         assert ref.objective == pytest.approx(truth.objective, abs=TOL)
+        assert fast.bound <= truth.objective + TOL
     else:
         assert fast.explanation and fast.explanation == ref.explanation == truth.explanation
 
