@@ -43,6 +43,11 @@ REALISTIC_SEEDS = tuple(range(12))
 LICENSE = 2000   # pip's gurobipy license: at most this many variables and this many rows
 
 
+
+def _environment() -> dict:
+    return {"cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
+            "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--realistic", action="store_true", help="the realistic hosts of issue 23")
@@ -92,8 +97,7 @@ def main() -> int:
         "benchmark": f"Gurobi {'.'.join(map(str, gurobipy.gurobi.version()))} (pip, restricted license, 1 thread) "
                      f"and the fast solver on the {NODES}-node graphs of bench_solver, gap {EXACT_GAP}",
         "summary": summary, "instances": rows,
-        "environment": {"cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
-                        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}}, indent=2) + "\n")
+        "environment": _environment()}, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 0
 
@@ -148,8 +152,7 @@ def realistic(gurobipy: Any, env: Any, sizes: list[int], seeds: list[int], with_
                      f"the fast solver (limits {TIME_LIMIT:g} s and {TARGET_LIMIT:g} s)"
                      f"{' and HiGHS on the reference model' if with_highs else ''} on realistic hosts, gap {EXACT_GAP}",
         "summary": summary, "instances": rows,
-        "environment": {"cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
-                        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}}, indent=2) + "\n")
+        "environment": _environment()}, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 0
 

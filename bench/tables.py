@@ -216,7 +216,7 @@ def _reference(r: dict) -> str:
     s = r["summary"]
     rows = [[family, s[f"{prefix}gurobi_median_s"], s[f"{prefix}fast_median_s"]]
             for family, prefix in (("all", ""), ("chain", "chain_"), ("random", "random_"))]
-    return ("## Against Gurobi (`solver_reference.json`, optional: `python bench/solver_reference.py`)\n\n"
+    return ("## Against Gurobi (`solver_reference.json`, optional: `python -m bench.solver_reference`)\n\n"
             + r["benchmark"] + "\n\n" + table(["graphs", "Gurobi median s", "fast median s"], rows) + "\n" + _when(r))
 
 
@@ -225,7 +225,7 @@ def _reference_realistic(r: dict) -> str:
              f'{g["gurobi_proven"]} / {g["fast_proven"]}', g["fast_2s_proven"], round(100 * g["fast_2s_max_gap"], 2)]
             for group, g in r["summary"].items()]
     return ("## Realistic hosts against Gurobi (`solver_reference_realistic.json`, optional: "
-            "`python bench/solver_reference.py --realistic`)\n\n" + r["benchmark"] + "\n\n"
+            "`python -m bench.solver_reference --realistic`)\n\n" + r["benchmark"] + "\n\n"
             + table(["hosts", "count", "Gurobi median s", "fast median s", "fast / Gurobi", "proven (Gurobi / fast)",
                      "fast proven at 2 s", "fast worst gap at 2 s, %"], rows) + "\n")
 
