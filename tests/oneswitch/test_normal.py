@@ -9,17 +9,15 @@ learn the unicast source on the ingress port and VLAN, drop reserved destination
 from __future__ import annotations
 
 import json
-import pathlib
 import subprocess
 import sys
 import time
 
 import pytest
-from oneswitch_stack import ofctl, revalidate, switch_target
+from oneswitch_stack import UDP_SEQ, ofctl, revalidate, switch_target, udp_receiver
 
 pytestmark = pytest.mark.platform
 
-UDP_SEQ = pathlib.Path(__file__).with_name("udp_seq.py")
 MA, MB, MC, MX = "02:0a:00:00:00:0a", "02:0a:00:00:00:0b", "02:0a:00:00:00:0c", "02:0a:00:00:00:99"
 BCAST, STP = "ff:ff:ff:ff:ff:ff", "01:80:c2:00:00:00"
 
@@ -44,12 +42,6 @@ STEPS = [
 ]
 
 
-def receiver(netns: str, ifname: str, out: pathlib.Path, stop: pathlib.Path) -> subprocess.Popen:
-    p = subprocess.Popen(["ip", "netns", "exec", netns, sys.executable, str(UDP_SEQ), "receive", ifname, str(out),
-                          str(stop)], stdout=subprocess.PIPE, text=True)
-    assert p.stdout.readline().strip() == "ready"
-    return p
-
 
 def test_normal_is_one_learning_switch_across_host_and_snic(oneswitch_stack, tmp_path):
     stack = oneswitch_stack(controller=False, vms=2)
@@ -61,7 +53,7 @@ def test_normal_is_one_learning_switch_across_host_and_snic(oneswitch_stack, tmp
     revalidate(stack.platform)
 
     stop = tmp_path / "stop"
-    receivers = {name: receiver(*end, tmp_path / f"{name}.json", stop) for name, end in ends.items()}
+    receivers = {name: udp_receiver(*end, tmp_path / f"{name}.json", stop) for name, end in ends.items()}
     try:
         for seq, (sender, src, dst, tags, _) in enumerate(STEPS):
             subprocess.run(["ip", "netns", "exec", ends[sender][0], sys.executable, str(UDP_SEQ), "one",

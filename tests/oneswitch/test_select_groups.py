@@ -6,25 +6,17 @@ from __future__ import annotations
 
 import collections
 import json
-import pathlib
 import subprocess
 import sys
 import time
 
 import pytest
-from oneswitch_stack import ofctl, revalidate
+from oneswitch_stack import UDP_SEQ, ofctl, revalidate, udp_receiver
 
 pytestmark = pytest.mark.platform
 
-UDP_SEQ = pathlib.Path(__file__).with_name("udp_seq.py")
 FLOWS, PER_FLOW = 200, 5
 
-
-def receiver(netns: str, ifname: str, out: pathlib.Path, stop: pathlib.Path) -> subprocess.Popen:
-    p = subprocess.Popen(["ip", "netns", "exec", netns, sys.executable, str(UDP_SEQ), "receive", ifname, str(out),
-                          str(stop)], stdout=subprocess.PIPE, text=True)
-    assert p.stdout.readline().strip() == "ready"
-    return p
 
 
 def test_each_flow_sticks_to_one_bucket_and_every_bucket_is_taken(oneswitch_stack, tmp_path):
@@ -38,8 +30,8 @@ def test_each_flow_sticks_to_one_bucket_and_every_bucket_is_taken(oneswitch_stac
     revalidate(stack.platform)
 
     stop = tmp_path / "stop"
-    receivers = {"local": receiver(vm2["netns"], vm2["ifname"], tmp_path / "local.json", stop),
-                 "remote": receiver(ext["netns"], ext["interfaces"][0]["ifname"], tmp_path / "remote.json", stop)}
+    receivers = {"local": udp_receiver(vm2["netns"], vm2["ifname"], tmp_path / "local.json", stop),
+                 "remote": udp_receiver(ext["netns"], ext["interfaces"][0]["ifname"], tmp_path / "remote.json", stop)}
     try:
         sent = int(subprocess.run(["ip", "netns", "exec", vm1["netns"], sys.executable, str(UDP_SEQ), "flows",
                                    vm1["ifname"], str(FLOWS), str(PER_FLOW), "1000"], check=True, capture_output=True,
