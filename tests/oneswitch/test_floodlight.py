@@ -125,7 +125,7 @@ def test_floodlight_forwards_through_oneswitch_and_across_its_restart(oneswitch_
         int(f["packet_count"]) for f in flows) - 50, (aggregate, len(flows))
 
     # A OneSwitch restart under traffic: Floodlight reconnects (and clears the tables), forwarding goes on.
-    pinger = subprocess.Popen(["ip", "netns", "exec", vm0["netns"], "ping", "-q", "-i", "0.01", "-w", "20", ip1],
+    pinger = subprocess.Popen(["ip", "netns", "exec", vm0["netns"], "ping", "-q", "-i", "0.01", "-w", "12", ip1],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(3)
     stack.oneswitch.stop()
