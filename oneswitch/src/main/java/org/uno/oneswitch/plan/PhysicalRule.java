@@ -25,7 +25,7 @@ public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instr
         DELIVERY,
         /** OneSwitch's own entries of the dispatch table (pipeline entry, link drops, drain markers). */
         INFRASTRUCTURE,
-        /** NORMAL's tables and notices (see {@code translate/NormalPipeline}), for the rules that output to NORMAL; not counted. */
+        /** NORMAL's tables and notices (see {@code translate/NormalPipeline}), shared by every user; not counted. */
         NORMAL
     }
 

@@ -23,8 +23,8 @@ import org.uno.oneswitch.model.PortMapping;
  * tag group action placed where those outputs were (the packet is the same for all of them);
  * in an action set or a group bucket, executed as an action set by Open vSwitch, the one output
  * that counts becomes it (FLOOD and ALL there become the switch's flood group). NORMAL becomes the
- * switch's NORMAL group ({@link NormalPipeline}). Without routes (packet-outs: every switch sends its own copy) remote
- * outputs are left out, and the reserved ports of the ingress (IN_PORT, CONTROLLER, TABLE) stay
+ * switch's NORMAL group ({@link NormalPipeline}). Without routes (packet-outs: every switch sends
+ * its own copy) remote outputs are left out, and the reserved ports of the ingress (IN_PORT, CONTROLLER, TABLE) stay
  * only on the ingress switch. Goto targets move to the physical table layout. Pure.
  */
 final class Localizer {

@@ -56,11 +56,12 @@ import org.uno.oneswitch.plan.PhysicalRule;
  * is new or has just moved. No flow compares two fields, so {@link Layout#NORMAL_SELF_TABLE}
  * compares them a nibble at a time (reg1 counts the equal leading nibbles; 12 means equal), and
  * such a frame is dropped.
- * The tables exist while a rule or group outputs to NORMAL ({@link Owner#NORMAL}, see
- * {@code PlanService}), once for all of them. Learned entries name virtual ports, not physical ones, so a remap keeps them right; a port
- * that is no longer mapped matches no output entry and its MACs are flooded, as a bridge flushes
- * a deleted port's MACs. Learned entries have a sealed cookie, so reconciliation never sees them.
- * Pure.
+ *
+ * <p>The tables exist while a rule or group outputs to NORMAL ({@link Owner#NORMAL}, see
+ * {@code PlanService}), once for all of them. Learned entries name virtual ports, not physical
+ * ones, so a remap keeps them right; a port that is no longer mapped matches no output entry and
+ * its MACs are flooded, as a bridge flushes a deleted port's MACs. Learned entries have a sealed
+ * cookie, so reconciliation never sees them. Pure.
  */
 final class NormalPipeline {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
@@ -171,7 +172,8 @@ final class NormalPipeline {
                 FlowIdHeaders.resubmit(Layout.NORMAL_CHECK_TABLE))));
         List<Action> announce = new ArrayList<>(List.of(sealed(learnSeen(Layout.OXM_REG3))));
         if (!links.isEmpty()) {
-            List<OFAction> notice = new ArrayList<>(List.of(OF13.actions().pushMpls(EthType.of(Layout.NOTICE_ETHERTYPE)),
+            List<OFAction> notice = new ArrayList<>(List.of(
+                    OF13.actions().pushMpls(EthType.of(Layout.NOTICE_ETHERTYPE)),
                     OF13.actions().buildNiciraMove().setNBits(CODE_BITS).setSrcOfs(0).setDstOfs(0)
                             .setSrc(Layout.OXM_REG3).setDst(Layout.OXM_MPLS_LABEL).build()));
             links.forEach(l -> notice.add(OF13.actions().output(l, 0)));
@@ -196,7 +198,8 @@ final class NormalPipeline {
                 MacAddress value = MacAddress.of(v << shift);
                 out.add(rule(switchId, Layout.NORMAL_SELF_TABLE, 10, FlowMatch.of(List.of(OF13.oxms().reg1(U32.of(i)),
                         OF13.oxms().ethSrcMasked(value, mask), OF13.oxms().ethDstMasked(value, mask))),
-                        List.of(load(OF13.oxms().reg1(U32.of(i + 1))), FlowIdHeaders.resubmit(Layout.NORMAL_SELF_TABLE))));
+                        List.of(load(OF13.oxms().reg1(U32.of(i + 1))),
+                                FlowIdHeaders.resubmit(Layout.NORMAL_SELF_TABLE))));
             }
         }
         return out;
@@ -260,6 +263,7 @@ final class NormalPipeline {
 
     private static PhysicalRule rule(String switchId, int table, int priority, FlowMatch match, List<Action> actions) {
         return new PhysicalRule(switchId, new RuleKey(table, priority, match),
-                actions.isEmpty() ? List.of() : List.of(new Instruction.ApplyActions(actions)), PhysicalRule.Role.NORMAL, 0);
+                actions.isEmpty() ? List.of() : List.of(new Instruction.ApplyActions(actions)),
+                PhysicalRule.Role.NORMAL, 0);
     }
 }
