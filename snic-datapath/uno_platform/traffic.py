@@ -98,12 +98,13 @@ _UDP_SINK = textwrap.dedent("""
     sock.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
     sock.bind((sys.argv[1], int(sys.argv[2])))
     idle = float(sys.argv[3])
+    COMPLETE_GRACE = 0.25
     print("ready", flush=True)
     seen, dup, reordered, latencies, arrivals = {}, 0, 0, [], []
     last = {}
     source_done, sent_counts, complete = False, {}, False
     while True:
-        wait = 600 if not source_done else min(idle, 0.25) if complete else idle  # 0.25: COMPLETE_GRACE
+        wait = 600 if not source_done else min(idle, COMPLETE_GRACE) if complete else idle
         readable, _, _ = select.select([sock] + ([] if source_done else [sys.stdin]), [], [], wait)
         if not readable:
             break

@@ -24,7 +24,8 @@ def test_random_rules_and_packets_behave_as_on_one_switch(tmp_path, oneswitch_ja
     assert report.packets["unsupported"] == 0, summary
     # Every packet is compared, tenant QinQ crossing a PCIe link included (encapsulated ones too).
     same_packet = report.packets["normal_learned_by_the_same_packet"]
-    assert report.packets["compared"] + same_packet == 6000 and same_packet <= 60, summary
+    # a packet through NORMAL twice toward what it learned itself is rare (4 in the §5.4 run's 20,000, 0 here)
+    assert report.packets["compared"] + same_packet == 6000 and same_packet <= 6, summary
     assert report.packets["qinq_crossings"] >= 30, summary
     assert report.packets["qinq_encapsulated_crossings"] >= 1, summary
     assert report.packets["forwarded_from_local"] >= 30 and report.packets["forwarded_to_local"] >= 30, summary
