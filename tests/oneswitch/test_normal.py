@@ -42,7 +42,6 @@ STEPS = [
 ]
 
 
-
 def test_normal_is_one_learning_switch_across_host_and_snic(oneswitch_stack, tmp_path):
     stack = oneswitch_stack(controller=False, vms=2)
     vm1, vm2 = stack.platform.description["vms"]
