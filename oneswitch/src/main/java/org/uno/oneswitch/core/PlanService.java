@@ -186,10 +186,11 @@ public final class PlanService {
 
     /**
      * {@code translations} with NORMAL's tables added or taken away when they make the first rule
-     * or group output to NORMAL, or the last one stop (translations of the whole port map say it themselves).
+     * or group output to NORMAL, or the last one stop ({@code after}: the users once they apply;
+     * translations of the whole port map say it themselves).
      */
-    private Map<Owner, Translation> withNormal(Map<Owner, Translation> translations) throws TranslationConflictException {
-        Set<Owner> after = normalUsersAfter(translations);
+    private Map<Owner, Translation> withNormal(Map<Owner, Translation> translations, Set<Owner> after)
+            throws TranslationConflictException {
         if (translations.containsKey(Owner.NORMAL) || after.isEmpty() == normalUsers.isEmpty()) {
             return translations;
         }
@@ -214,10 +215,11 @@ public final class PlanService {
      * anything; counting entries of rules that live on are marked for carrying their counters.
      */
     public PlanDiff replace(Map<Owner, Translation> translations) throws TranslationConflictException {
-        Map<Owner, Translation> all = withNormal(translations);
+        Set<Owner> users = normalUsersAfter(translations);
+        Map<Owner, Translation> all = withNormal(translations, users);
         markCarried(all);
         PlanDiff diff = plan.replace(all);
-        normalUsers = normalUsersAfter(all);
+        normalUsers = users;
         return diff;
     }
 
@@ -227,10 +229,11 @@ public final class PlanService {
      */
     public PlanDiff replaceRetiring(Map<Owner, Translation> translations, Owner retired)
             throws TranslationConflictException {
-        Map<Owner, Translation> all = withNormal(translations);
+        Set<Owner> users = normalUsersAfter(translations);
+        Map<Owner, Translation> all = withNormal(translations, users);
         markCarried(all);
         PlanDiff diff = plan.replaceRetiring(all, retired);
-        normalUsers = normalUsersAfter(all);
+        normalUsers = users;
         return diff;
     }
 
