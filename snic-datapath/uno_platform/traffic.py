@@ -100,7 +100,7 @@ _UDP_SINK = textwrap.dedent("""
     idle = float(sys.argv[3])
     COMPLETE_GRACE = 0.25
     print("ready", flush=True)
-    seen, dup, reordered, latencies, arrivals = {}, 0, 0, [], []
+    seen, dup, reordered, latencies, arrivals, late = {}, 0, 0, [], [], []
     last = {}
     source_done, sent_counts, complete = False, {}, False
     while True:
@@ -122,6 +122,8 @@ _UDP_SINK = textwrap.dedent("""
         got.add(seq)
         if seq < last.get(flow, -1):
             reordered += 1
+            if len(late) < 20:
+                late.append([flow, seq, last[flow], sent, now])
         last[flow] = max(seq, last.get(flow, -1))
         latencies.append(now - sent)
         arrivals.append(now)
@@ -131,7 +133,8 @@ _UDP_SINK = textwrap.dedent("""
     drops = next((int(f[-1]) for f in (line.split() for line in open("/proc/net/udp")) if f[9] == inode), 0)
     json.dump({"received": {str(f): len(s) for f, s in seen.items()},
                "missing": {str(f): sorted(set(range(max(s) + 1)) - s)[:20] for f, s in seen.items()},
-               "duplicates": dup, "reordered": reordered, "latencies": latencies, "arrivals": arrivals,
+               "duplicates": dup, "reordered": reordered, "reordered_first": late, "latencies": latencies,
+               "arrivals": arrivals,
                "socket_drops": drops},
               sys.stdout)
 """)
@@ -179,7 +182,9 @@ class NumberedUdp:
     Each packet carries (flow, sequence number, send time); flows differ by source port.
         with NumberedUdp(vm_ns, ext_ns, ext_ip, flows=1000, pps=10000, seconds=5) as run:
             ... migrate something while it runs ...
-        run.result   # {"sent", "received", "missing", "duplicates", "reordered", "latencies", "arrivals",
+        run.result   # {"sent", "received", "missing", "duplicates", "reordered", "reordered_first" (the first 20:
+                     #  flow, sequence number, the higher one that arrived before it, its send and arrival times),
+                     #  "latencies", "arrivals",
                      #  "socket_drops", "send_refused", "source_late_max_s", "started_at"}
 
     The sink stops `idle` seconds after the last packet that follows the source's end.

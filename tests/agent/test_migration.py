@@ -65,13 +65,15 @@ def lost_where(stack, result: dict) -> str:
     counted drops, and how long each migration held packets."""
     losses = stack.api("GET", "/v2.1/uno/losses")["losses"]
     reports = stack.api("GET", "/v2.1/uno/migrations")["migrations"]
-    held = [(round(r["held_from"] or 0, 3), {step: round(t * 1e3, 1) for step, t in r["timings"].items()},
-             r["rolled_back"]) for r in reports]
+    held = [(r["source"], r["target"], round(r["held_from"] or 0, 3), round(r["held_until"] or 0, 3),
+             {step: round(t * 1e3, 1) for step, t in r["timings"].items()}, r["rolled_back"]) for r in reports]
     first = min(((seq[0] * FLOWS + int(flow), flow) for flow, seq in result["missing"].items() if seq),
                 default=(0, None))
     source = {key: result[key] for key in ("socket_drops", "send_refused", "source_late_max_s")}
     return (f"first missing: flow {first[1]} sent at {result['started_at'] + first[0] / PPS:.3f}; {source}; "
-            f"missing {result['missing']}; losses {losses}; migrations (remap start, ms by step, rolled back) {held}")
+            f"reordered (flow, seq, after seq, sent, arrived) {result['reordered_first']}; "
+            f"missing {result['missing']}; losses {losses}; "
+            f"migrations (from, to, remap start, release, ms by step, rolled back) {held}")
 
 
 @contextlib.contextmanager
@@ -128,7 +130,7 @@ def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack
     result = run.result
     assert sum(result["sent"].values()) >= PPS * 11
     assert run.lost == 0, lost_where(stack, result)
-    assert result["duplicates"] == 0 and result["reordered"] == 0
+    assert result["duplicates"] == 0 and result["reordered"] == 0, lost_where(stack, result)
 
     # The monitor that now runs carries the state of every packet: its per-flow counters equal what
     # was sent on each flow, across 20 moves.
