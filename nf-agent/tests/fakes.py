@@ -21,6 +21,7 @@ from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Instance, LaunchError
 from uno_agent.migration import Migrator
 from uno_agent.migration_record import MigrationRecord
+from uno_agent.oneswitch import Remapped
 from uno_nfs import ChannelBroken, NfControlError
 
 STATE_MAGIC = b"FNF1"
@@ -201,11 +202,14 @@ class FakePortMapper:
         self.unreachable = 0
         self.remaps = 0
         self.on_remap = None  # called at the switch-over (Traffic strands packets on the old path)
+        self.drains: list[str] = []   # the switches a drain was asked from, in order
+        self.drains_lost = False      # drain markers never come back (a switch gone mid-migration)
+        self.old_entries_kept_s = 5.0  # OneSwitch's remap_grace
 
     def mappings(self) -> dict[int, tuple[str, str]]:
         return dict(self.ports)
 
-    def remap(self, vport: int, switch_id: str, port: str) -> dict[str, float]:
+    def remap(self, vport: int, switch_id: str, port: str) -> Remapped:
         if self.refuse:
             raise Conflict(f"OneSwitch refused PUT /v1/ports/{vport}: no port {port} on {switch_id}")
         if self.unreachable:
@@ -215,7 +219,11 @@ class FakePortMapper:
             self.on_remap()
         self.ports[vport] = (switch_id, port)
         self.remaps += 1
-        return {"add": 0.0, "switch": 0.0, "drain": 0.0}
+        return Remapped({"add": 0.0, "switch": 0.0, "drain": 0.0}, self.old_entries_kept_s)
+
+    def drain_from(self, switch_id: str, timeout_s: float) -> bool:
+        self.drains.append(switch_id)
+        return not self.drains_lost
 
 
 @dataclasses.dataclass

@@ -75,6 +75,36 @@ def test_what_the_old_nf_sent_goes_on_before_the_new_nf_runs_and_its_port_goes(w
     world.assert_lossless_and_running("snic0")
 
 
+def test_what_the_old_nfs_switch_sent_over_its_links_is_through_before_the_new_nf_lets_a_packet_go(world):
+    """The old NF's last packets may still be on a PCIe link, or in the next switch's receive buffer, when the
+    new NF's first reach the same exit by a shorter way: the release asks OneSwitch to drain the old NF's
+    switch's links first, once that switch has read all the old NF sent."""
+    seen = []
+    drain_from = world.portmap.drain_from
+
+    def recording(switch_id, timeout_s):
+        new = [nf for nf in world.launcher.controls.values() if nf.alive and nf is not world.live_nf()]
+        seen.append((switch_id, len(world.traffic.processed), [nf.buffering for nf in new]))
+        return drain_from(switch_id, timeout_s)
+
+    world.portmap.drain_from = recording
+    world.traffic.slow_ports.add(("host", "nfh0"))
+    world.migrator().migrate(world.server, MONITOR, "snic0")
+    world.assert_lossless_and_running("snic0")
+    (switch_id, processed_then, new_holding), = seen
+    old_sent = world.launcher.controls["fake:nf1-0"].count
+    assert switch_id == "host" and processed_then == old_sent and new_holding == [True]
+
+
+def test_a_drain_that_does_not_come_back_rolls_the_migration_back(world):
+    world.portmap.drains_lost = True
+    migrator = world.migrator()
+    with pytest.raises(MigrationError, match="failed at step 'release'.*not through"):
+        migrator.migrate(world.server, MONITOR, "snic0")
+    assert migrator.reports[-1].bound_exceeded
+    world.assert_lossless_and_running("host")
+
+
 def test_a_switch_that_never_reads_the_old_port_rolls_the_migration_back(world):
     world.traffic.slow_ports.add(("host", "nfh0"))
     world.launcher.stuck_ports.add(("host", "nfh0"))
@@ -87,6 +117,30 @@ def test_a_switch_that_never_reads_the_old_port_rolls_the_migration_back(world):
     migrator = world.migrator(clock=clock)
     with pytest.raises(MigrationError, match="failed at step 'release'.*has not read"):
         migrator.migrate(world.server, MONITOR, "snic0")
+    world.launcher.stuck_ports.clear()
+    world.traffic.read(("host", "nfh0"))
+    world.assert_lossless_and_running("host")
+
+
+def test_the_old_nfs_path_is_waited_for_only_while_oneswitch_keeps_its_entries(world):
+    """OneSwitch deletes the old port's entries `remap_grace` after the remap: a switch that reads the old port
+    too late for that rolls the migration back while they are there (the remap back keeps them)."""
+    world.traffic.slow_ports.add(("host", "nfh0"))
+    world.launcher.stuck_ports.add(("host", "nfh0"))
+    world.portmap.old_entries_kept_s = 1.5
+    now = [1000.0]
+
+    def clock():
+        now[0] += 0.01
+        return now[0]
+
+    migrator = world.migrator(clock=clock)
+    with pytest.raises(MigrationError, match="failed at step 'release'.*before the old path goes"):
+        migrator.migrate(world.server, MONITOR, "snic0")
+    report = migrator.reports[-1]
+    assert report.bound_exceeded
+    # given up OLD_PATH_MARGIN_S (1 s) before the entries go, not HOLD_BOUND_S (1 s) after the release began
+    assert now[0] - report.held_from < 1.5 - 1.0 + 0.05
     world.launcher.stuck_ports.clear()
     world.traffic.read(("host", "nfh0"))
     world.assert_lossless_and_running("host")

@@ -12,9 +12,11 @@ says it was released):
   quiesce    the old NF stops processing and holds what it receives (a late straggler)
   state      the old NF's state (final now) is exported and imported into the new NF
   release    until the old NF's switch has read everything the old NF sent (a busy switch may lag, and
-             the state moved meanwhile): that goes out ahead of the new NF's packets, and nothing of it
-             is left when the old port goes; then the old NF's stragglers move to the new NF, which
-             processes them ahead of its own held packets, then processes those in order and runs normally
+             the state moved meanwhile), and what it sent on over the PCIe links has been forwarded by
+             the other switches (OneSwitch's drain markers): that goes out ahead of the new NF's
+             packets, and nothing of it is left when the old port goes; then the old NF's stragglers
+             move to the new NF, which processes them ahead of its own held packets, then processes
+             those in order and runs normally
   retire     the old NF and its port go
 
 Every packet is processed exactly once, in order, so nothing is lost, duplicated or
@@ -32,7 +34,10 @@ packets that have waited past HOLD_BOUND_S (a starved side, a slow state transfe
 past half full, roll the migration back before anything is lost; the report says why. The fill
 is the one the new NF gave last (in its answer to the state's import, just before the release):
 every request between the switch-over and the release makes the held packets wait longer, and
-within HOLD_BOUND_S the hold passes half full only if the rate more than doubles.
+within HOLD_BOUND_S the hold passes half full only if the rate more than doubles. The release's
+waits on the old NF's path (its switch, the links after it) end OLD_PATH_MARGIN_S before OneSwitch
+deletes the old port's entries (`remap_grace` after the remap), or roll back: past that, what the
+old NF still sends would be dropped.
 """
 from __future__ import annotations
 
@@ -68,6 +73,7 @@ RATE_SAMPLE_S = 0.02     # how long the old NF's receive rate is measured before
 ROLLBACK_PATIENCE_S = 10.0  # how long a rollback waits for an NF's broken control channel to come back (an sNIC
                             # daemon restarting, a management link down), while the new NF holds
 RECONNECT_POLL_S = 0.1     # how often a rollback tries a broken channel, or a remap OneSwitch could not do, again
+OLD_PATH_MARGIN_S = 1.0  # a rollback's remap back, on a starved host, before OneSwitch deletes the old entries
 FLUSH_POLL_S = 0.0005    # how often the old port's backlog at its switch is looked at while it empties (held
                          # packets wait meanwhile)
 
@@ -180,6 +186,7 @@ class _Run:
     report: MigrationReport
     new: NfControl | None = None
     step: str = "start"                # the step running (the journal has the last journalled one)
+    old_path_until: float | None = None  # when OneSwitch deletes the old port's entries (unknown in a recovery)
 
     def close(self) -> None:
         self.old.close()
@@ -277,7 +284,9 @@ class Migrator:
             self._check_alive(run.new, "the new NF")
         elif step == "remap":
             report.held_from = self.clock()
-            report.remap_stages = self.portmap.remap(run.server.vport, journal.target, journal.new_port)
+            remapped = self.portmap.remap(run.server.vport, journal.target, journal.new_port)
+            report.remap_stages = remapped.stages
+            run.old_path_until = report.held_from + remapped.old_entries_kept_s
         elif step == "drain":
             self._move(old, new, QUIET_S)
         elif step == "quiesce":
@@ -295,7 +304,8 @@ class Migrator:
             report.timings["state_get_call"] = got - started
             report.state_bytes = len(blob)
         elif step == "release":
-            self._flush(run.server)
+            self._flush(run.server, run.old_path_until)
+            self._drain_links(run.server.side, run.old_path_until)
             report.packets_moved = self._move(old, new, 0.0)
             report.held_by_new = new.buffer_release()
             report.held_until = self.clock()
@@ -364,14 +374,30 @@ class Migrator:
             stats = nf.stats()
         return handed
 
-    def _flush(self, server: Server) -> None:
-        """Wait until the old NF's switch has read everything the old NF sent (past HOLD_BOUND_S: roll back)."""
+    def _old_path_deadline(self, until: float | None) -> float:
+        """The latest a step that needs the old NF's path may end: HOLD_BOUND_S from now, and OLD_PATH_MARGIN_S
+        before OneSwitch deletes the old port's entries (`until`), so that a rollback remaps back before they go
+        (past them, what the old NF still sends would be dropped)."""
         deadline = self.clock() + HOLD_BOUND_S
+        return deadline if until is None else min(deadline, until - OLD_PATH_MARGIN_S)
+
+    def _flush(self, server: Server, until: float | None) -> None:
+        """Wait until the old NF's switch has read everything the old NF sent (past `_old_path_deadline`: roll
+        back)."""
+        deadline = self._old_path_deadline(until)
         while (backlog := self.launcher.switch_backlog(server.side, server.port)) > 0:
             if self.clock() > deadline:
                 raise HoldBoundExceeded(f"the {server.side} switch has not read {backlog} bytes the old NF sent "
-                                        f"for {HOLD_BOUND_S:g} s")
+                                        f"in time (HOLD_BOUND_S {HOLD_BOUND_S:g} s, or before the old path goes)")
             time.sleep(FLUSH_POLL_S)
+
+    def _drain_links(self, side: str, until: float | None) -> None:
+        """Wait until what the old NF's switch sent over its PCIe links has been forwarded by the other switches
+        (past `_old_path_deadline`: roll back). Its last packets may still be on a link, or in the next switch's
+        receive buffer, when the new NF's first reach the same exit by a shorter way."""
+        timeout = self._old_path_deadline(until) - self.clock()
+        if timeout <= 0 or not self.portmap.drain_from(side, timeout):
+            raise HoldBoundExceeded(f"what the {side} switch sent over its links was not through in time")
 
     def _move(self, old: NfControl, new: NfControl, quiet_s: float) -> int:
         """Move the old NF's held packets into the new one (ahead of its own); returns how many."""

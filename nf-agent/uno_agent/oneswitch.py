@@ -6,6 +6,7 @@ refusals (4xx) become Conflict, each with OneSwitch's own reason.
 """
 from __future__ import annotations
 
+import dataclasses
 import http.client
 import urllib.error
 
@@ -14,6 +15,15 @@ from uno_oneswitch.client import http_json
 from uno_agent.errors import Conflict, Unavailable
 
 TIMEOUT_S = 10.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Remapped:
+    """How a remap went: OneSwitch's stage times (seconds: add, switch, drain), and how long from its answer
+    OneSwitch still forwards what the old port sends (its `remap_grace`)."""
+
+    stages: dict[str, float]
+    old_entries_kept_s: float
 
 
 class PortMapper:
@@ -50,12 +60,18 @@ class PortMapper:
         """Unmap a virtual port; one that is not mapped any more is fine."""
         self._call("DELETE", f"/v1/ports/{vport}", missing_ok=True)
 
-    def remap(self, vport: int, switch_id: str, port: str) -> dict[str, float]:
-        """Move a virtual port to another physical port, make-before-break; in effect on return.
-        Returns how long each of OneSwitch's remap stages took (seconds: add, switch, drain)."""
-        mapping = self._call("PUT", f"/v1/ports/{vport}", body={"switch": switch_id, "port": port})
-        stages = (mapping or {}).get("remap", {}).get("stages", [])
-        return {s["stage"]: s["elapsed_ms"] / 1e3 for s in stages}
+    def remap(self, vport: int, switch_id: str, port: str) -> Remapped:
+        """Move a virtual port to another physical port, make-before-break; in effect on return."""
+        remap = (self._call("PUT", f"/v1/ports/{vport}", body={"switch": switch_id, "port": port}) or {}).get(
+            "remap", {})
+        return Remapped({s["stage"]: s["elapsed_ms"] / 1e3 for s in remap.get("stages", [])},
+                        remap.get("old_entries_kept_ms", 0) / 1e3)
+
+    def drain_from(self, switch_id: str, timeout_s: float) -> bool:
+        """Whether what `switch_id` sent over its PCIe links until now has been forwarded by the other switches
+        (OneSwitch's drain markers came back within `timeout_s`)."""
+        answer = self._call("POST", "/v1/drains", body={"from": switch_id, "timeout_ms": max(1, int(timeout_s * 1e3))})
+        return bool(answer["drained"])
 
     def mappings(self) -> dict[int, tuple[str, str]]:
         """Virtual port -> (switch id, physical port name)."""

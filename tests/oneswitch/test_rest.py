@@ -80,7 +80,22 @@ BAD_REQUESTS = [
     ("PUT", "/v1/ports/4294967294", {"switch": "snic0", "ofport": 2}, None, 400, "not a virtual port number"),
     ("PUT", "/v1/ports", {}, None, 405, "not allowed"),
     ("GET", "/v1/nothing", None, None, 404, "no resource"),
+    ("POST", "/v1/drains", {}, None, 400, "'from'"),
+    ("POST", "/v1/drains", {"from": "nowhere"}, None, 404, "no switch 'nowhere'"),
+    ("POST", "/v1/drains", {"from": "host", "timeout_ms": 0}, None, 400, "from 1 to 10000"),
+    ("POST", "/v1/drains", {"from": "host", "timeout_ms": 2**64}, None, 400, "from 1 to 10000"),
+    ("POST", "/v1/drains", {"from": "host", "via": "x"}, None, 400, "unknown key"),
+    ("GET", "/v1/drains", None, None, 405, "not allowed"),
 ]
+
+
+def test_a_drain_from_each_switch_comes_back_through_the_links(oneswitch_stack):
+    """Drain markers cross the real PCIe link from the switch named to the other, whose table hands them back."""
+    stack = oneswitch_stack(controller=False, vms=1)
+    for switch in ("host", "snic0"):
+        status, answer = rest(stack.rest, "POST", "/v1/drains", {"from": switch, "timeout_ms": 2000})
+        assert status == 200 and answer["from"] == switch and answer["drained"] is True, answer
+        assert 0 < answer["elapsed_ms"] < 2000
 
 
 def test_a_port_the_switch_reports_a_moment_later_is_waited_for(oneswitch_stack):

@@ -51,7 +51,7 @@ public final class ConfigLoader {
         {"reconnect_max_backoff", "--reconnect-max-backoff", "8", "longest wait in seconds between attempts to reach a controller"},
         {"command_sockets", "--command-sockets", "true", "send flow_mods/stats/barriers over the bridges' management sockets named in the description (true/false)"},
         {"switch_wait", "--switch-wait", "10", "seconds to wait at start for the switches before controllers are served (0..300)"},
-        {"remap_grace", "--remap-grace", "1000", "milliseconds a remap keeps the old port's entries (0..60000)"},
+        {"remap_grace", "--remap-grace", "5000", "milliseconds a remap keeps the old port's entries (0..60000)"},
         {"max_rules", "--max-rules", "250000", "virtual rules held at most; an add past it is refused with TABLE_FULL (1..10000000)"},
         {"state_file", "--state-file", "", "file where rules, groups, port map and tags are saved and restored from"},
         {"log_level", "--log-level", "info", "error, warn, info or debug"},

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import org.projectfloodlight.openflow.types.OFPort;
 import org.slf4j.Logger;
@@ -17,8 +18,10 @@ import org.uno.oneswitch.translate.Infrastructure;
 
 /**
  * Drain markers: proof that the packets other switches sent toward one switch before some moment
- * have all arrived there. A marker is a packet-out on each other switch, through the same PCIe
- * links as the data (first in, first out), that the target switch's dispatch table hands to
+ * have all arrived there (a remap's drain: nothing is still on its way to the old port), or that
+ * what one switch sent toward the others has (a migration's release: the old NF's last output is
+ * ahead of the new NF's first). A marker is a packet-out on the sending switch, through the same
+ * PCIe links as the data (first in, first out), that the receiving switch's dispatch table hands to
  * OneSwitch; when every marker is back, nothing sent earlier is still on its way.
  */
 final class Drains {
@@ -45,26 +48,44 @@ final class Drains {
      * is not connected).
      */
     CompletableFuture<Boolean> toward(String target, long timeoutMillis) {
-        if (!net.connected(target)) {
+        return markers(target, other -> marker(other, target, timeoutMillis));
+    }
+
+    /**
+     * Sends a marker from {@code source} toward every other connected switch: completes with true when
+     * all came back, so that what {@code source} had sent on its links before has arrived and been
+     * forwarded; with false after {@code timeoutMillis} (or at once when {@code source} is not connected).
+     */
+    CompletableFuture<Boolean> from(String source, long timeoutMillis) {
+        return markers(source, other -> marker(source, other, timeoutMillis));
+    }
+
+    /** The markers {@code send} sends between {@code end} and each other connected switch, all back. */
+    private CompletableFuture<Boolean> markers(String end, Function<String, CompletableFuture<Void>> send) {
+        if (!net.connected(end)) {
             return CompletableFuture.completedFuture(false);
         }
         List<CompletableFuture<Void>> markers = new ArrayList<>();
         for (SwitchSpec s : topology.switches()) {
-            if (!s.id().equals(target) && net.connected(s.id())) {
-                long nonce = nextNonce++;
-                CompletableFuture<Void> f = new CompletableFuture<>();
-                pending.put(nonce, f);
-                markers.add(f);
-                net.packetOut(s.id(), OFPort.CONTROLLER, Infrastructure.markerActions(topology, s.id(), target),
-                        packet(nonce), (sw, e) -> LOG.warn("switch {} refused a drain marker: {}", sw, e.describe()));
-                timers.schedule(timeoutMillis, () -> {
-                    if (pending.remove(nonce) != null) {
-                        f.completeExceptionally(new IllegalStateException("drain marker from " + s.id() + " lost"));
-                    }
-                });
+            if (!s.id().equals(end) && net.connected(s.id())) {
+                markers.add(send.apply(s.id()));
             }
         }
         return CompletableFuture.allOf(markers.toArray(CompletableFuture[]::new)).handle((v, t) -> t == null);
+    }
+
+    private CompletableFuture<Void> marker(String from, String to, long timeoutMillis) {
+        long nonce = nextNonce++;
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        pending.put(nonce, f);
+        net.packetOut(from, OFPort.CONTROLLER, Infrastructure.markerActions(topology, from, to), packet(nonce),
+                (sw, e) -> LOG.warn("switch {} refused a drain marker: {}", sw, e.describe()));
+        timers.schedule(timeoutMillis, () -> {
+            if (pending.remove(nonce) != null) {
+                f.completeExceptionally(new IllegalStateException("drain marker from " + from + " lost"));
+            }
+        });
+        return f;
     }
 
     /** True when {@code d}, a packet-in's frame (from a PCIe link port), is a marker; completes its wait. */

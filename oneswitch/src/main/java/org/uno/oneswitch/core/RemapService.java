@@ -150,6 +150,16 @@ public final class RemapService {
         return done;
     }
 
+    /**
+     * Completes with true once what {@code switchId} forwarded over its PCIe links before the call has
+     * reached the other switches and been forwarded by them (drain markers, see {@link Drains#from}); false
+     * past {@code timeoutMillis}. The NF agent asks it after an old NF's last packets have left its
+     * switch, before the new NF's are let go: packets of the two would otherwise race to the same exit.
+     */
+    public CompletableFuture<Boolean> drainFrom(String switchId, long timeoutMillis) {
+        return drains.from(switchId, timeoutMillis);
+    }
+
     /** Of the entries and groups {@code translations} plan, those a live (not retired) translation holds now. */
     private record InLiveUse(Set<PhysicalKey> flows, Set<PhysicalGroup.GroupKey> groups) {
     }

@@ -39,6 +39,8 @@ import org.uno.oneswitch.stats.PortDescription;
  *   GET    /v1/ports/{n}         one mapping
  *   PUT    /v1/ports/{n}         remap {"switch", "port" | "ofport"}: make-before-break, no PORT_STATUS
  *   DELETE /v1/ports/{n}         remove a mapping
+ *   POST   /v1/drains            {"from", ["timeout_ms"]}: answers once what the switch sent over its links
+ *                                has been forwarded by the others ({"drained": false} past the timeout)
  *   GET    /v1/explain           every virtual rule and group and what it became, with counters
  *            ?rule=ID | ?cookie=C | ?physical_cookie=C
  * </pre>
@@ -56,6 +58,9 @@ public final class RestApi {
 
     private static final Set<String> PORT_KEYS = Set.of("switch", "port", "ofport", "virtual_port", "name");
     private static final Set<String> REMAP_KEYS = Set.of("switch", "port", "ofport");
+    private static final Set<String> DRAIN_KEYS = Set.of("from", "timeout_ms");
+    static final long DRAIN_DEFAULT_MS = 200;
+    static final long DRAIN_MAX_MS = 10_000;
     static final long PORT_WAIT_MS = 2000;
     private static final long PORT_POLL_MS = 10;
     private static final long MAX_PORT = PortNumbers.MAX;
@@ -103,6 +108,10 @@ public final class RestApi {
             return durably(() -> whenPortSeen(req, () -> done(201, mapping(vs.ports().add(req))),
                     "the installed rules cannot be translated with this port: ", PORT_WAIT_MS / PORT_POLL_MS));
         }
+        if (p.equals("/v1/drains")) {
+            requireMethod(method, "POST");
+            return drain(body);
+        }
         if (p.startsWith("/v1/ports/")) {
             OFPort v = virtualPort(p.substring("/v1/ports/".length()));
             switch (method) {
@@ -124,7 +133,7 @@ public final class RestApi {
                     throw new HttpError(405, "method " + method + " not allowed here");
             }
         }
-        throw new HttpError(404, "no resource " + path + " (see /v1/health, /v1/ports, /v1/explain)");
+        throw new HttpError(404, "no resource " + path + " (see /v1/health, /v1/ports, /v1/drains, /v1/explain)");
     }
 
     /** A request that changes the persistent state. */
@@ -191,6 +200,29 @@ public final class RestApi {
         return later;
     }
 
+    private CompletableFuture<Response> drain(JsonNode body) throws HttpError {
+        requireKeys(body, DRAIN_KEYS, "{\"from\": \"host\"}");
+        String from = text(body, "from");
+        if (from == null) {
+            throw new HttpError(400, "'from' (a switch id) is required");
+        }
+        if (vs.topology().switches().stream().noneMatch(s -> s.id().equals(from))) {
+            throw new HttpError(404, "no switch '" + from + "'");
+        }
+        JsonNode t = body.get("timeout_ms");
+        long timeout = DRAIN_DEFAULT_MS;
+        if (t != null && !t.isNull()) {
+            if (!t.isIntegralNumber() || !t.canConvertToLong() || t.asLong() < 1 || t.asLong() > DRAIN_MAX_MS) {
+                throw new HttpError(400, "'timeout_ms' must be a number of milliseconds from 1 to " + DRAIN_MAX_MS);
+            }
+            timeout = t.asLong();
+        }
+        long start = System.nanoTime();
+        return vs.remaps().drainFrom(from, timeout).thenApply(drained -> new Response(200,
+                RestServer.JSON.createObjectNode().put("from", from).put("drained", drained)
+                        .put("elapsed_ms", (System.nanoTime() - start) / 1e6)));
+    }
+
     private ObjectNode remapped(RemapService.Report r) {
         ObjectNode out = mapping(r.to());
         ObjectNode remap = out.putObject("remap");
@@ -234,8 +266,15 @@ public final class RestApi {
     }
 
     private static PortRequest portRequest(JsonNode body, Set<String> allowed) throws HttpError {
+        requireKeys(body, allowed, "{\"switch\": \"host\", \"port\": \"uno-vm0\"}");
+        return new PortRequest(text(body, "switch"), text(body, "port"), portNumber(body, "ofport"),
+                portNumber(body, "virtual_port"), text(body, "name"));
+    }
+
+    /** {@code body} is a JSON object (like {@code example}) with no key but the {@code allowed} ones. */
+    private static void requireKeys(JsonNode body, Set<String> allowed, String example) throws HttpError {
         if (body == null || !body.isObject()) {
-            throw new HttpError(400, "body must be a JSON object like {\"switch\": \"host\", \"port\": \"uno-vm0\"}");
+            throw new HttpError(400, "body must be a JSON object like " + example);
         }
         for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String k = it.next();
@@ -243,8 +282,6 @@ public final class RestApi {
                 throw new HttpError(400, "unknown key '" + k + "' (allowed: " + allowed + ")");
             }
         }
-        return new PortRequest(text(body, "switch"), text(body, "port"), portNumber(body, "ofport"),
-                portNumber(body, "virtual_port"), text(body, "name"));
     }
 
     private ObjectNode health() {

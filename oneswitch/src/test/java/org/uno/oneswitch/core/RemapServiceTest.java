@@ -199,6 +199,23 @@ class RemapServiceTest {
         assertTrue(vs.gate().isOpen());
     }
 
+    @Test
+    void drainFromCompletesWhenTheMarkersTheSwitchSentAreBackFromTheOthers() throws Exception {
+        CompletableFuture<Boolean> drained = vs.remaps().drainFrom("host", 200);
+        assertTrue(net.takeSent("snic0").stream().noneMatch(m -> m instanceof OFPacketOut), "the host sends it");
+        assertFalse(drained.isDone(), "waiting for the marker");
+        deliverMarker("host", "snic0");
+        assertTrue(drained.get());
+    }
+
+    @Test
+    void drainFromIsFalseWhenAMarkerIsLost() throws Exception {
+        CompletableFuture<Boolean> drained = vs.remaps().drainFrom("snic0", 200);
+        assertEquals(1, net.takeSent("snic0").stream().filter(m -> m instanceof OFPacketOut).count());
+        timers.forEach(Runnable::run);     // the timeout, and the marker never arrived
+        assertFalse(drained.get());
+    }
+
     private void moveAndDrain(PortRequest target, String to, String from) throws Exception {
         CompletableFuture<RemapService.Report> done = vs.remaps().remap(OFPort.of(10), target);
         deliverMarker(to, from);
