@@ -67,6 +67,8 @@ def _one_point(stack, mon, source, sink_ns, sink_ip, flows: int) -> list[dict]:
             time.sleep(warm)
             stack.migrate(mon["id"], target)
         report = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-1]
+        if report["rolled_back"]:
+            raise RuntimeError(f"a measured migration rolled back: {report['rollback_reason']}")
         samples.append(_sample(report, run))
         with NfControl(stack.control_socket(mon["id"])) as ctl:
             ctl.state_delete(everything=True)
@@ -78,7 +80,7 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
     timings = report["timings"]
     state = timings["serialise"] + timings["transfer"] + timings["deserialise"]
     total = sum(v for k, v in timings.items() if k not in ("serialise", "transfer", "deserialise",
-                                                            "state_get_call"))
+                                                            "state_get_call", "links_drain"))
     sent = [arrival - latency for arrival, latency in zip(run.result["arrivals"], run.result["latencies"],
                                                           strict=True)]
     before = [lat for t, lat in zip(sent, run.result["latencies"], strict=True) if t < report["held_from"] - 0.2]
@@ -115,6 +117,7 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
         "deserialise_ms": timings["deserialise"] * 1e3, "rest_ms": (total - state) * 1e3,
         "total_ms": total * 1e3, "held_window_ms": report["held_window_s"] * 1e3,
         "remap_ms": timings["remap"] * 1e3, "start_new_ms": timings["start"] * 1e3,
+        "links_drain_ms": timings.get("links_drain", 0.0) * 1e3,
         **{f"remap_{stage}_ms": stages.get(stage, 0.0) * 1e3 for stage in ("add", "switch", "drain")},
         "switch_to_release_ms": (report["held_until"] - switch_at) * 1e3,
         "baseline_latency_ms": baseline * 1e3,

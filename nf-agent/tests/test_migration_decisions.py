@@ -139,11 +139,18 @@ def test_the_old_nfs_path_is_waited_for_only_while_oneswitch_keeps_its_entries(w
         migrator.migrate(world.server, MONITOR, "snic0")
     report = migrator.reports[-1]
     assert report.bound_exceeded
-    # given up OLD_PATH_MARGIN_S (1 s) before the entries go, not HOLD_BOUND_S (1 s) after the release began
-    assert now[0] - report.held_from < 1.5 - 1.0 + 0.05
+    # given up half the grace (less than OLD_PATH_MARGIN_S) before the entries go, not HOLD_BOUND_S (1 s) after
+    # the release began
+    assert 0.7 < now[0] - report.held_from < 0.75 + 0.05
     world.launcher.stuck_ports.clear()
     world.traffic.read(("host", "nfh0"))
     world.assert_lossless_and_running("host")
+
+
+def test_a_short_grace_leaves_half_of_it_to_the_release(world):
+    world.portmap.old_entries_kept_s = 0.2
+    world.migrator().migrate(world.server, MONITOR, "snic0")
+    world.assert_lossless_and_running("snic0")
 
 
 def _new_nf_fails_to_start(w: World):

@@ -35,9 +35,9 @@ past half full, roll the migration back before anything is lost; the report says
 is the one the new NF gave last (in its answer to the state's import, just before the release):
 every request between the switch-over and the release makes the held packets wait longer, and
 within HOLD_BOUND_S the hold passes half full only if the rate more than doubles. The release's
-waits on the old NF's path (its switch, the links after it) end OLD_PATH_MARGIN_S before OneSwitch
-deletes the old port's entries (`remap_grace` after the remap), or roll back: past that, what the
-old NF still sends would be dropped.
+waits on the old NF's path (its switch, the links after it) end OLD_PATH_MARGIN_S (or half the
+grace) before OneSwitch deletes the old port's entries (`remap_grace` after the remap), or roll
+back: past that, what the old NF still sends would be dropped.
 """
 from __future__ import annotations
 
@@ -74,6 +74,7 @@ ROLLBACK_PATIENCE_S = 10.0  # how long a rollback waits for an NF's broken contr
                             # daemon restarting, a management link down), while the new NF holds
 RECONNECT_POLL_S = 0.1     # how often a rollback tries a broken channel, or a remap OneSwitch could not do, again
 OLD_PATH_MARGIN_S = 1.0  # a rollback's remap back, on a starved host, before OneSwitch deletes the old entries
+                         # (at most half of OneSwitch's remap_grace)
 FLUSH_POLL_S = 0.0005    # how often the old port's backlog at its switch is looked at while it empties (held
                          # packets wait meanwhile)
 
@@ -186,7 +187,7 @@ class _Run:
     report: MigrationReport
     new: NfControl | None = None
     step: str = "start"                # the step running (the journal has the last journalled one)
-    old_path_until: float | None = None  # when OneSwitch deletes the old port's entries (unknown in a recovery)
+    old_path_until: float | None = None  # the waits on the old NF's path end by then (unknown in a recovery)
 
     def close(self) -> None:
         self.old.close()
@@ -256,7 +257,7 @@ class Migrator:
         report = run.report
         self.reports.append(report)
         log.info("migrated %s %s -> %s in %.1f ms (held %.1f ms, %d flows, %d B state, %d packets moved)",
-                 server.name, report.source, target, sum(report.timings.values()) * 1e3,
+                 server.name, report.source, target, sum(report.timings.get(step, 0.0) for step in STEPS) * 1e3,
                  report.held_window_s * 1e3, report.flows, report.state_bytes, report.packets_moved)
         return run.server
 
@@ -286,7 +287,9 @@ class Migrator:
             report.held_from = self.clock()
             remapped = self.portmap.remap(run.server.vport, journal.target, journal.new_port)
             report.remap_stages = remapped.stages
-            run.old_path_until = report.held_from + remapped.old_entries_kept_s
+            # a rollback must remap back before OneSwitch deletes the old port's entries
+            run.old_path_until = report.held_from + remapped.old_entries_kept_s - min(
+                OLD_PATH_MARGIN_S, remapped.old_entries_kept_s / 2)
         elif step == "drain":
             self._move(old, new, QUIET_S)
         elif step == "quiesce":
@@ -305,7 +308,9 @@ class Migrator:
             report.state_bytes = len(blob)
         elif step == "release":
             self._flush(run.server, run.old_path_until)
+            started = time.perf_counter()
             self._drain_links(run.server.side, run.old_path_until)
+            report.timings["links_drain"] = time.perf_counter() - started   # a part of the release
             report.packets_moved = self._move(old, new, 0.0)
             report.held_by_new = new.buffer_release()
             report.held_until = self.clock()
@@ -375,11 +380,9 @@ class Migrator:
         return handed
 
     def _old_path_deadline(self, until: float | None) -> float:
-        """The latest a step that needs the old NF's path may end: HOLD_BOUND_S from now, and OLD_PATH_MARGIN_S
-        before OneSwitch deletes the old port's entries (`until`), so that a rollback remaps back before they go
-        (past them, what the old NF still sends would be dropped)."""
+        """The latest a step that needs the old NF's path may end: HOLD_BOUND_S from now, and `until`."""
         deadline = self.clock() + HOLD_BOUND_S
-        return deadline if until is None else min(deadline, until - OLD_PATH_MARGIN_S)
+        return deadline if until is None else min(deadline, until)
 
     def _flush(self, server: Server, until: float | None) -> None:
         """Wait until the old NF's switch has read everything the old NF sent (past `_old_path_deadline`: roll
