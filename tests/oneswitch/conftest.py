@@ -51,7 +51,7 @@ def oneswitch_stack(testbed_factory, oneswitch_jar, tmp_path):
                                    rest_port=rest_port, controller=ctl, extra=list(oneswitch_args))
             started.append(proc)
             if wait:
-                wait_healthy(proc, rest_port, controllers=1 if controller else 0)
+                wait_healthy(proc, rest_port, controllers=1 if controller else 0, platform=platform)
             return proc
 
         stack = Stack(platform, launch(), osken, listen, south, rest_port)

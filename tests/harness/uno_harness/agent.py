@@ -127,7 +127,7 @@ class Stack:
             self.oneswitch = start_oneswitch_for(f"{self.platform.description['state_dir']}/platform.json",
                                                  self.ports, workdir / "oneswitch.log", controller=controller)
             self.procs.append(self.oneswitch)
-            wait_healthy(self.oneswitch, self.ports.rest, controllers=1, timeout=60)
+            wait_healthy(self.oneswitch, self.ports.rest, controllers=1, timeout=60, platform=self.platform)
             wait_for(lambda: "connected" in self.osken.log.read_text(), 30,
                      "the controller to see the virtual switch")
             self.start_agent()

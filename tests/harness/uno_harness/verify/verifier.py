@@ -217,7 +217,7 @@ class Environment:
             self.oneswitch = start_oneswitch(f"{desc['state_dir']}/platform.json", workdir / "oneswitch.log",
                                              listen=self.listen, south=self.south, rest_port=self.rest,
                                              controller=None)
-            wait_healthy(self.oneswitch, self.rest, timeout=60)
+            wait_healthy(self.oneswitch, self.rest, timeout=60, platform=self.platform)
             self.port_map = rest(self.rest, "GET", "/v1/ports")[1]["ports"]
             self.ref_bridge, self.ref_target = self._reference_bridge()
         except BaseException:
