@@ -147,8 +147,9 @@ def test_the_old_nfs_path_is_waited_for_only_while_oneswitch_keeps_its_entries(w
     world.assert_lossless_and_running("host")
 
 
-def test_a_short_grace_leaves_half_of_it_to_the_release(world):
-    world.portmap.old_entries_kept_s = 0.2
+@pytest.mark.parametrize("kept_s", [0.2, 0.0])
+def test_a_short_grace_leaves_half_of_it_to_the_release_and_none_leaves_the_hold_bound(world, kept_s):
+    world.portmap.old_entries_kept_s = kept_s
     world.migrator().migrate(world.server, MONITOR, "snic0")
     world.assert_lossless_and_running("snic0")
 

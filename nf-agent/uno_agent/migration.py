@@ -287,9 +287,10 @@ class Migrator:
             report.held_from = self.clock()
             remapped = self.portmap.remap(run.server.vport, journal.target, journal.new_port)
             report.remap_stages = remapped.stages
-            # a rollback must remap back before OneSwitch deletes the old port's entries
-            run.old_path_until = report.held_from + remapped.old_entries_kept_s - min(
-                OLD_PATH_MARGIN_S, remapped.old_entries_kept_s / 2)
+            # a rollback must remap back before OneSwitch deletes the old port's entries (none kept: an operator's
+            # remap_grace 0, or no change; the waits then have HOLD_BOUND_S only)
+            kept = remapped.old_entries_kept_s
+            run.old_path_until = report.held_from + kept - min(OLD_PATH_MARGIN_S, kept / 2) if kept > 0 else None
         elif step == "drain":
             self._move(old, new, QUIET_S)
         elif step == "quiesce":

@@ -46,15 +46,14 @@ def oneswitch_stack(testbed_factory, oneswitch_jar, tmp_path):
         platform = testbed_factory(controller=f"{'ssl' if ssl else 'tcp'}:127.0.0.1:{south}", **platform_kwargs)
         desc_path = f"{platform.description['state_dir']}/platform.json"
 
-        def launch(wait: bool = True) -> Proc:
+        def launch(first: bool = False) -> Proc:
             proc = start_oneswitch(desc_path, tmp_path / "oneswitch.log", listen=listen, south=south,
                                    rest_port=rest_port, controller=ctl, extra=list(oneswitch_args))
             started.append(proc)
-            if wait:
-                wait_healthy(proc, rest_port, controllers=1 if controller else 0, platform=platform)
+            wait_healthy(proc, rest_port, controllers=1 if controller else 0, platform=platform if first else None)
             return proc
 
-        stack = Stack(platform, launch(), osken, listen, south, rest_port)
+        stack = Stack(platform, launch(first=True), osken, listen, south, rest_port)
 
         def restart(kill: bool = False) -> Proc:
             """Stops OneSwitch (SIGKILL with `kill`, else SIGTERM) and starts it again with the same settings."""

@@ -75,7 +75,7 @@ def test_floodlight_forwards_through_oneswitch_and_across_its_restart(oneswitch_
     def launch(log: str) -> Proc:
         proc = start_oneswitch(platform_json, tmp_path / log, listen=stack.listen, south=stack.south,
                                rest_port=stack.rest, controller=of_port, extra=["--state-file", str(state)])
-        wait_healthy(proc, stack.rest, controllers=1, timeout=60, platform=stack.platform)
+        wait_healthy(proc, stack.rest, controllers=1, timeout=60)
         return proc
 
     stack.oneswitch.stop()

@@ -55,8 +55,9 @@ def southbound_args(platform_json: str | None, south: int) -> list[str]:
 
 
 def wait_healthy(proc: Proc, rest_port: int, controllers: int = 0, timeout: float = 30, platform=None) -> dict:
-    """OneSwitch's health once it sees every switch and `controllers` controllers. With the `platform`, a bridge
-    not connected when OneSwitch first answers is pointed at its controller afresh (`reconnect_bridges`)."""
+    """OneSwitch's health once it sees every switch and `controllers` controllers. With the `platform` of a first
+    start, a bridge not connected when OneSwitch first answers is pointed at its controller afresh
+    (`reconnect_bridges`; never on a restart: that would flush the bridges' tables)."""
     kicked = platform is None
 
     def ok():
@@ -80,7 +81,9 @@ def reconnect_bridges(platform, switch_ids: list[str]) -> None:
     """Give the bridges of `switch_ids` a new controller connection, which Open vSwitch opens at once. A bridge
     set up before OneSwitch listened has tried its controller and waits out its backoff: its first try times out
     after 1 s (OneSwitch's JVM takes about as long to start), the next comes 1 s later, so that every stack start
-    waited about 1.3 s for nothing. (`ovs-appctl bridge/reconnect` leaves a connection that is not up alone.)"""
+    waited about 1.3 s for nothing. (`ovs-appctl bridge/reconnect` leaves a connection that is not up alone.)
+    For bridges that OneSwitch has not programmed yet only: Open vSwitch flushes a bridge's flows, groups and
+    meters when its last controller is removed."""
     def reconnect(sw: str) -> None:
         bridge = platform.switch(sw)["bridge"]
         target = platform.vsctl(sw, "get-controller", bridge)
