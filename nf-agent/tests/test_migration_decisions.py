@@ -105,36 +105,38 @@ def test_a_drain_that_does_not_come_back_rolls_the_migration_back(world):
     world.assert_lossless_and_running("host")
 
 
-def test_a_switch_that_never_reads_the_old_port_rolls_the_migration_back(world):
+def _a_switch_that_never_reads_the_old_port(world, tick_s: float):
+    """A migrator whose clock moves `tick_s` at each look, for a world whose host switch never reads the old NF's
+    port; and the clock's reading (a one-element list)."""
     world.traffic.slow_ports.add(("host", "nfh0"))
     world.launcher.stuck_ports.add(("host", "nfh0"))
     now = [1000.0]
 
     def clock():
-        now[0] += 0.1
+        now[0] += tick_s
         return now[0]
 
-    migrator = world.migrator(clock=clock)
-    with pytest.raises(MigrationError, match="failed at step 'release'.*has not read"):
-        migrator.migrate(world.server, MONITOR, "snic0")
+    return world.migrator(clock=clock), now
+
+
+def _the_switch_reads_again(world) -> None:
     world.launcher.stuck_ports.clear()
     world.traffic.read(("host", "nfh0"))
+
+
+def test_a_switch_that_never_reads_the_old_port_rolls_the_migration_back(world):
+    migrator, _ = _a_switch_that_never_reads_the_old_port(world, 0.1)
+    with pytest.raises(MigrationError, match="failed at step 'release'.*has not read"):
+        migrator.migrate(world.server, MONITOR, "snic0")
+    _the_switch_reads_again(world)
     world.assert_lossless_and_running("host")
 
 
 def test_the_old_nfs_path_is_waited_for_only_while_oneswitch_keeps_its_entries(world):
     """OneSwitch deletes the old port's entries `remap_grace` after the remap: a switch that reads the old port
     too late for that rolls the migration back while they are there (the remap back keeps them)."""
-    world.traffic.slow_ports.add(("host", "nfh0"))
-    world.launcher.stuck_ports.add(("host", "nfh0"))
     world.portmap.old_entries_kept_s = 1.5
-    now = [1000.0]
-
-    def clock():
-        now[0] += 0.01
-        return now[0]
-
-    migrator = world.migrator(clock=clock)
+    migrator, now = _a_switch_that_never_reads_the_old_port(world, 0.01)
     with pytest.raises(MigrationError, match="failed at step 'release'.*before the old path goes"):
         migrator.migrate(world.server, MONITOR, "snic0")
     report = migrator.reports[-1]
@@ -142,8 +144,7 @@ def test_the_old_nfs_path_is_waited_for_only_while_oneswitch_keeps_its_entries(w
     # given up half the grace (less than OLD_PATH_MARGIN_S) before the entries go, not HOLD_BOUND_S (1 s) after
     # the release began
     assert 0.7 < now[0] - report.held_from < 0.75 + 0.05
-    world.launcher.stuck_ports.clear()
-    world.traffic.read(("host", "nfh0"))
+    _the_switch_reads_again(world)
     world.assert_lossless_and_running("host")
 
 
