@@ -59,8 +59,8 @@ public final class RestApi {
     private static final Set<String> PORT_KEYS = Set.of("switch", "port", "ofport", "virtual_port", "name");
     private static final Set<String> REMAP_KEYS = Set.of("switch", "port", "ofport");
     private static final Set<String> DRAIN_KEYS = Set.of("from", "timeout_ms");
-    static final long DRAIN_DEFAULT_MS = 200;
-    static final long DRAIN_MAX_MS = 10_000;
+    private static final long DRAIN_DEFAULT_MS = 200;
+    private static final long DRAIN_MAX_MS = 10_000;
     static final long PORT_WAIT_MS = 2000;
     private static final long PORT_POLL_MS = 10;
     private static final long MAX_PORT = PortNumbers.MAX;
