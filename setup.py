@@ -48,6 +48,7 @@ setup(
         "flask==3.1.3",
         "jsonschema==4.26.0",
         "requests==2.34.2",
+        "urllib3==2.8.0",
         "pulp==3.3.2",
         "highspy==1.15.1",
         "numpy==2.4.6",
