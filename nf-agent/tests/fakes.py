@@ -202,7 +202,6 @@ class FakePortMapper:
         self.unreachable = 0
         self.remaps = 0
         self.on_remap = None  # called at the switch-over (Traffic strands packets on the old path)
-        self.drains: list[str] = []   # the switches a drain was asked from, in order
         self.drains_lost = False      # drain markers never come back (a switch gone mid-migration)
         self.old_entries_kept_s = 5.0  # OneSwitch's remap_grace
 
@@ -222,7 +221,6 @@ class FakePortMapper:
         return Remapped({"add": 0.0, "switch": 0.0, "drain": 0.0}, self.old_entries_kept_s)
 
     def drain_from(self, switch_id: str, timeout_s: float) -> bool:
-        self.drains.append(switch_id)
         return not self.drains_lost
 
 

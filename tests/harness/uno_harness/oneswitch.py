@@ -4,7 +4,6 @@ Used by the integration tests, the benchmarks and the verifier.
 """
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import os
 import pathlib
@@ -58,22 +57,21 @@ def wait_healthy(proc: Proc, rest_port: int, controllers: int = 0, timeout: floa
     """OneSwitch's health once it sees every switch and `controllers` controllers. With the `platform` of a first
     start, a bridge not connected when OneSwitch first answers is pointed at its controller afresh
     (`reconnect_bridges`; never on a restart: that would flush the bridges' tables)."""
-    kicked = platform is None
-
-    def ok():
-        nonlocal kicked
+    def health():
         assert proc.alive(), f"OneSwitch exited:\n{proc.tail()}"
         try:
-            status, health = rest(rest_port, "GET", "/v1/health")
+            status, answer = rest(rest_port, "GET", "/v1/health")
         except OSError:
             return None
-        if status == 200 and not kicked:
-            kicked = True
-            reconnect_bridges(platform, [s["id"] for s in health["switches"] if not s["connected"]])
-            return None
-        if status == 200 and health["status"] == "ok" and health["controllers"] >= controllers:
-            return health
-        return None
+        return answer if status == 200 else None
+
+    if platform is not None:
+        first = wait_for(health, timeout, "OneSwitch's REST API")
+        reconnect_bridges(platform, [s["id"] for s in first["switches"] if not s["connected"]])
+
+    def ok():
+        answer = health()
+        return answer if answer and answer["status"] == "ok" and answer["controllers"] >= controllers else None
     return wait_for(ok, timeout, "OneSwitch to see every switch and controller")
 
 
@@ -84,14 +82,11 @@ def reconnect_bridges(platform, switch_ids: list[str]) -> None:
     waited about 1.3 s for nothing. (`ovs-appctl bridge/reconnect` leaves a connection that is not up alone.)
     For bridges that OneSwitch has not programmed yet only: Open vSwitch flushes a bridge's flows, groups and
     meters when its last controller is removed."""
-    def reconnect(sw: str) -> None:
+    for sw in switch_ids:
         bridge = platform.switch(sw)["bridge"]
         target = platform.vsctl(sw, "get-controller", bridge)
         platform.vsctl(sw, "del-controller", bridge)   # two transactions: in one, the target would not change
         platform.vsctl(sw, "set-controller", bridge, target)
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(switch_ids))) as pool:
-        list(pool.map(reconnect, switch_ids))
 
 
 def ofctl(target: str, command: str, *args: str, check: bool = True, options: tuple[str, ...] = ()
