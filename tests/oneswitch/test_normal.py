@@ -14,7 +14,10 @@ import sys
 import time
 
 import pytest
-from oneswitch_stack import UDP_SEQ, ofctl, revalidate, switch_target, udp_receiver
+from oneswitch_stack import UDP_SEQ, ofctl, rest, revalidate, switch_target, udp_receiver
+from udp_seq import frame
+
+from uno_harness.verify.verifier import reference_bridge
 
 pytestmark = pytest.mark.platform
 
@@ -76,3 +79,64 @@ def test_normal_is_one_learning_switch_across_host_and_snic(oneswitch_stack, tmp
         learned = ofctl(switch_target(stack.platform, switch), "dump-flows", "table=249").stdout
         assert learned.count("cookie=0x554fffffffffffff") >= 3, (switch, learned)
         assert f"dl_dst={MC} actions=load:0x2->NXM_NX_REG4[0..19]" in learned, (switch, learned)
+
+
+# Packet-outs to NORMAL, in order: (in_port: a VM's name or CONTROLLER, source MAC, destination MAC, other actions
+# before NORMAL). From the controller there is no ingress port: nothing is learned, reserved destinations are not
+# dropped, a frame to its own source is not dropped; from a port, as a frame arriving there.
+PACKET_OUTS = [
+    ("CONTROLLER", MX, BCAST, ""),     # every port
+    ("CONTROLLER", MA, MX, ""),        # MX was not learned from the controller: flooded
+    ("A", MA, BCAST, ""),              # learns MA at A on the host, and the sNIC from the notice
+    ("CONTROLLER", MX, MA, ""),        # to A only
+    ("C", MC, MA, ""),                 # run on the sNIC, which knows MA; the host learns MC from the notice
+    ("CONTROLLER", MX, MC, ""),        # run on the host: to C only
+    ("CONTROLLER", MX, STP, ""),       # a reserved destination, from the controller: flooded
+    ("A", MA, STP, ""),                # from a port: dropped
+    ("A", MA, MA, ""),                 # learned on the ingress port: dropped
+    ("CONTROLLER", MA, MA, ""),        # no ingress port: to A
+    ("B", MB, MA, "output:C,"),        # the explicit output and NORMAL, each once
+]
+
+
+def test_normal_in_a_packet_out_does_what_one_bridge_does(oneswitch_stack, tmp_path):
+    """The same packet-outs to OneSwitch and to one Open vSwitch bridge with the same port numbers reach the same
+    ports, with no rule outputting to NORMAL: the first packet-out brings NORMAL's tables."""
+    stack = oneswitch_stack(controller=False, vms=2)
+    desc = stack.platform.description
+    vm1, vm2 = desc["vms"]
+    wire = desc["ext"]["interfaces"][0]
+    port_map = rest(stack.rest, "GET", "/v1/ports")[1]["ports"]
+    virtual = {m["port"]: m["virtual_port"] for m in port_map}
+    numbers = {"A": virtual[vm1["port"]], "B": virtual[vm2["port"]], "C": virtual[wire["port"]]}
+    _, ref_target = reference_bridge(stack.platform, stack.platform.prefix, port_map)
+    host_ns = stack.platform.switch("host")["netns"]
+    ends = {("oneswitch", "A"): (vm1["netns"], vm1["ifname"]), ("oneswitch", "B"): (vm2["netns"], vm2["ifname"]),
+            ("oneswitch", "C"): (desc["ext"]["netns"], wire["ifname"])}
+    ends |= {("reference", name): (host_ns, f"{stack.platform.prefix}r{n}") for name, n in numbers.items()}
+
+    stop = tmp_path / "stop"
+    receivers = {end: udp_receiver(*where, tmp_path / f"{'-'.join(end)}.json", stop) for end, where in ends.items()}
+    try:
+        for seq, (in_port, src, dst, before) in enumerate(PACKET_OUTS):
+            packet = frame(seq, eth_src=src, eth_dst=dst).hex()
+            actions = before.replace("C", str(numbers["C"])) + "NORMAL"
+            for target in (ref_target, stack.target):
+                ofctl(target, "packet-out", f"in_port={numbers.get(in_port, in_port)},packet={packet},"
+                                            f"actions={actions}")
+            time.sleep(0.3)  # a notice crosses the link and is learned before the next packet-out
+    finally:
+        stop.touch()
+        for p in receivers.values():
+            p.wait(timeout=30)
+    got = {end: json.loads((tmp_path / f"{'-'.join(end)}.json").read_text())["seqs"] for end in ends}
+    reached = {side: [{name for (s, name), seqs in got.items() if s == side and seq in seqs}
+                      for seq in range(len(PACKET_OUTS))] for side in ("reference", "oneswitch")}
+    wrong = [(seq, PACKET_OUTS[seq], reached["reference"][seq], reached["oneswitch"][seq])
+             for seq in range(len(PACKET_OUTS)) if reached["reference"][seq] != reached["oneswitch"][seq]]
+    assert not wrong, wrong
+    assert reached["reference"][0] == {"A", "B", "C"} and reached["reference"][3] == {"A"}, reached["reference"]
+    assert all(seqs.count(s) == 1 for seqs in got.values() for s in seqs), "each port gets a frame at most once"
+    for switch in ("host", "snic0"):
+        normal = ofctl(switch_target(stack.platform, switch), "dump-flows", "table=245").stdout
+        assert "in_port=CONTROLLER" in normal, (switch, normal)

@@ -219,27 +219,10 @@ class Environment:
                                              controller=None)
             wait_healthy(self.oneswitch, self.rest, timeout=60, platform=self.platform)
             self.port_map = rest(self.rest, "GET", "/v1/ports")[1]["ports"]
-            self.ref_bridge, self.ref_target = self._reference_bridge()
+            self.ref_bridge, self.ref_target = reference_bridge(self.platform, self.prefix, self.port_map)
         except BaseException:
             self.close()
             raise
-
-    def _reference_bridge(self) -> tuple[str, str]:
-        host = self.platform.switch("host")
-        name = self.prefix + "ref"
-        cmd = ["ovs-vsctl", f"--db={host['ovsdb']}", "add-br", name, "--", "set", "bridge", name,
-               "datapath_type=netdev", "fail-mode=secure", "protocols=OpenFlow13"]
-        ports = [m for m in self.port_map if m["virtual_port"] != OFPP_LOCAL]  # the virtual LOCAL is the bridge's
-        for m in ports:
-            port = f"{self.prefix}r{m['virtual_port']}"
-            cmd += ["--", "add-port", name, port, "--", "set", "interface", port, "type=internal",
-                    f"ofport_request={m['virtual_port']}"]
-        subprocess.run(cmd, check=True, capture_output=True, timeout=60)
-        # Up, so that fast-failover buckets watching them are live, as the physical ports; LOCAL on both sides too.
-        for dev in [f"{self.prefix}r{m['virtual_port']}" for m in ports] + [name, host["bridge"]]:
-            subprocess.run(["ip", "-n", host["netns"], "link", "set", dev, "up"], check=True, capture_output=True,
-                           timeout=30)
-        return name, f"unix:{host['rundir']}/{name}.mgmt"
 
     def close(self) -> None:
         if self.oneswitch is not None:
@@ -247,6 +230,27 @@ class Environment:
         problems = self._up.down(self.prefix)
         if problems:
             raise RuntimeError(f"tear-down problems: {problems}")
+
+
+def reference_bridge(platform, prefix: str, port_map: list[dict]) -> tuple[str, str]:
+    """One Open vSwitch bridge (`prefix`ref, in the host's switch daemon) with an internal port `prefix`r<n>, up,
+    numbered n for each virtual port n of `port_map` but LOCAL (its own LOCAL stands for it): what one switch does
+    with the virtual switch's rules. Returns its name and OpenFlow target; it goes with the platform."""
+    host = platform.switch("host")
+    name = prefix + "ref"
+    cmd = ["ovs-vsctl", f"--db={host['ovsdb']}", "add-br", name, "--", "set", "bridge", name,
+           "datapath_type=netdev", "fail-mode=secure", "protocols=OpenFlow13"]
+    ports = [m for m in port_map if m["virtual_port"] != OFPP_LOCAL]  # the virtual LOCAL is the bridge's
+    for m in ports:
+        port = f"{prefix}r{m['virtual_port']}"
+        cmd += ["--", "add-port", name, port, "--", "set", "interface", port, "type=internal",
+                f"ofport_request={m['virtual_port']}"]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+    # Up, so that fast-failover buckets watching them are live, as the physical ports; LOCAL on both sides too.
+    for dev in [f"{prefix}r{m['virtual_port']}" for m in ports] + [name, host["bridge"]]:
+        subprocess.run(["ip", "-n", host["netns"], "link", "set", dev, "up"], check=True, capture_output=True,
+                       timeout=30)
+    return name, f"unix:{host['rundir']}/{name}.mgmt"
 
 
 def install(env: Environment, group_specs: list[dict], rule_specs: list[dict]) -> tuple[list[dict], dict]:

@@ -16,6 +16,7 @@ import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.PhysicalPacketIn;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.translate.Layout;
 import org.uno.oneswitch.translate.PacketOutTranslator;
@@ -36,10 +37,12 @@ public final class PacketService {
     private final Topology topology;
     private final Drains drains;
     private final PhysicalGroupIds groupIds;
+    private final NormalForPacketOuts normal;
+    private final Gate gate;
     private long dropped;
 
     PacketService(PhysicalNetwork net, ControllerNotifier notifier, FlowService flows, Supplier<PortMap> ports,
-                  Topology topology, Drains drains, PhysicalGroupIds groupIds) {
+                  Topology topology, Drains drains, PhysicalGroupIds groupIds, NormalForPacketOuts normal, Gate gate) {
         this.net = net;
         this.notifier = notifier;
         this.flows = flows;
@@ -48,6 +51,8 @@ public final class PacketService {
         this.topology = topology;
         this.drains = drains;
         this.groupIds = groupIds;
+        this.normal = normal;
+        this.gate = gate;
     }
 
     /**
@@ -78,7 +83,23 @@ public final class PacketService {
     /** A PACKET_OUT of the virtual switch; physical errors it causes go to {@code onError}. */
     public void packetOut(OFPort inPort, List<Action> actions, byte[] data, PhysicalNetwork.ErrorListener onError)
             throws OpenFlowException {
-        for (PacketOutTranslator.Part p : translator.translate(inPort, groupIds.renameApplied(actions), ports.get())) {
+        List<PacketOutTranslator.Part> parts = translator.translate(inPort, groupIds.renameApplied(actions), ports.get());
+        if (actions.stream().anyMatch(a -> a instanceof Action.Output o && o.port().equals(OFPort.NORMAL))
+                && normal.used()) {
+            // NORMAL's tables were just sent: the packet may cross a link to a switch that has not applied
+            // them yet. Later requests wait behind the gate, so none overtakes this packet-out.
+            gate.close();
+            net.settle(topology.switches().stream().map(SwitchSpec::id).toList()).whenComplete((v, t) -> {
+                send(parts, data, onError);
+                gate.open();
+            });
+            return;
+        }
+        send(parts, data, onError);
+    }
+
+    private void send(List<PacketOutTranslator.Part> parts, byte[] data, PhysicalNetwork.ErrorListener onError) {
+        for (PacketOutTranslator.Part p : parts) {
             net.packetOut(p.switchId(), p.inPort(), p.actions(), data, onError);
         }
     }

@@ -62,8 +62,13 @@ public final class PlanService {
     private final Map<Long, Counts> carried = new HashMap<>();
     /** Rule -> switch -> saved counts of its counting entries there, until that switch is reconciled. */
     private final Map<Long, Map<String, Counts>> restored = new HashMap<>();
-    /** The rules and groups whose translations output to NORMAL: NORMAL's tables are planned while there is one. */
+    /**
+     * The rules and groups whose translations output to NORMAL, and {@link #PACKET_OUTS} while packet-outs
+     * keep NORMAL's tables: the tables are planned while there is one.
+     */
     private Set<Owner> normalUsers = new HashSet<>();
+    /** Packet-outs as a user of NORMAL's tables (never an owner in the plan). */
+    private static final Owner PACKET_OUTS = new Owner(Owner.Kind.NORMAL, 1);
     /** The port map in force, for NORMAL's tables when a rule or group change makes them needed. */
     private final Supplier<PortMap> ports;
 
@@ -197,6 +202,25 @@ public final class PlanService {
         Map<Owner, Translation> out = new LinkedHashMap<>(translations);
         out.put(Owner.NORMAL, after.isEmpty() ? Translation.EMPTY : translator.normal(ports.get(), plan.tags()));
         return out;
+    }
+
+    /**
+     * Makes packet-outs a user of NORMAL's tables or not ({@code keep}), and sends what that changes:
+     * the tables come with the first user and go with the last, whichever kind it is. Returns whether
+     * anything was sent.
+     */
+    boolean keepNormalForPacketOuts(boolean keep) throws TranslationConflictException {
+        Set<Owner> after = new HashSet<>(normalUsers);
+        if (keep) {
+            after.add(PACKET_OUTS);
+        } else {
+            after.remove(PACKET_OUTS);
+        }
+        Map<Owner, Translation> all = withNormal(Map.of(), after);
+        List<? extends PlanChange> changes = all.isEmpty() ? List.of() : plan.replace(all).inOrder();
+        normalUsers = after;
+        send(changes, false, PlanService::logError);
+        return !changes.isEmpty();
     }
 
     /** The translation of an installed rule (it was valid when installed, so only a conflict can refuse it). */

@@ -103,7 +103,8 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.stats = new StatsService(flows, ports, table, net, topology, clock, tables);
         this.drains = new Drains(topology, net, timers);
         this.packets = new PacketService(net, notifier, flows, ports::current, topology, drains,
-                planner.groupIds());
+                planner.groupIds(), new NormalForPacketOuts(planner, timers, gate, clock,
+                        Translator.normalMacAgingSeconds() * 1000L), gate);
         this.remaps = new RemapService(ports, planner, net, drains, timers, gate, clock, remapGraceMillis);
         this.explain = new ExplainService(planner, flows, groups);
         this.state = new StateLog(table, groupTable, meterTable, portMap, plan.tags(), plan::nextCookie, clock, timers, gate,

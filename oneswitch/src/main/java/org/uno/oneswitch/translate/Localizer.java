@@ -24,8 +24,10 @@ import org.uno.oneswitch.model.PortMapping;
  * in an action set or a group bucket, executed as an action set by Open vSwitch, the one output
  * that counts becomes it (FLOOD and ALL there become the switch's flood group). NORMAL becomes the
  * switch's NORMAL group ({@link NormalPipeline}). Without routes (packet-outs: every switch sends
- * its own copy) remote outputs are left out, and the reserved ports of the ingress (IN_PORT, CONTROLLER, TABLE) stay
- * only on the ingress switch. Goto targets move to the physical table layout. Pure.
+ * its own copy) remote outputs are left out, and what runs once for the packet stays only on the
+ * ingress switch: the reserved ports of the ingress (IN_PORT, CONTROLLER, TABLE), NORMAL and groups,
+ * whose copies there reach ports elsewhere over the links. Goto targets move to the physical table
+ * layout. Pure.
  */
 final class Localizer {
     private final String switchId;
@@ -82,7 +84,9 @@ final class Localizer {
             if (a instanceof Action.Output o) {
                 route(o, out, remote);
             } else if (a instanceof Action.Group) {
-                out.add(a);
+                if (atIngress) {
+                    out.add(a);
+                }
             } else {
                 flush(remote, out);
                 out.add(a);
@@ -188,7 +192,9 @@ final class Localizer {
                 }
             }
         } else if (p.equals(OFPort.NORMAL)) {
-            local.add(NormalPipeline.GROUP);
+            if (atIngress) {
+                local.add(NormalPipeline.GROUP);
+            }
         } else if (p.equals(OFPort.IN_PORT) || p.equals(OFPort.CONTROLLER) || p.equals(OFPort.TABLE)) {
             if (atIngress) {
                 local.add(o);

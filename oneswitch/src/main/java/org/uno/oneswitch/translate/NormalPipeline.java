@@ -139,6 +139,13 @@ final class NormalPipeline {
             out.add(rule(switchId, Layout.NORMAL_TABLE, 20, FlowMatch.of(List.of(OF13.oxms().ethDstMasked(
                     MacAddress.of(r[0]), MacAddress.of(r[1])))), List.of()));
         }
+        // A packet-out from the controller (in_port CONTROLLER, or ANY sent as it): one bridge's NORMAL
+        // has no ingress port for it, so it learns nothing, drops no reserved destination and floods to
+        // every port; it only looks up the destination.
+        out.add(rule(switchId, Layout.NORMAL_TABLE, 30, FlowMatch.of(List.of(OF13.oxms().inPort(OFPort.CONTROLLER))),
+                List.of(load(OF13.oxms().reg3(U32.ZERO)), load(OF13.oxms().reg4(U32.ZERO)),
+                        load(OF13.oxms().reg1(U32.ZERO)), FlowIdHeaders.resubmit(Layout.MAC_TABLE),
+                        FlowIdHeaders.resubmit(Layout.NORMAL_OUT_TABLE))));
         List<OFPort> links = topology.linkPorts(switchId);
         for (PortMapping m : ports.mappings()) {
             int c = code(m.virtualPort());

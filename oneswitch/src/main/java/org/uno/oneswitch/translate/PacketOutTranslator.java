@@ -19,9 +19,11 @@ import org.uno.oneswitch.model.Topology;
 
 /**
  * Translates a virtual PACKET_OUT into one PACKET_OUT per physical switch that has an output port
- * of it: each switch gets its own copy of the packet from OneSwitch (nothing crosses the PCIe
- * link), with the actions localised as for flow rules. OFPP_TABLE runs the packet through the
- * ingress switch's tables, where the translated rules of its in_port are. Pure.
+ * of it: each switch gets its own copy of the packet from OneSwitch, with the actions localised as
+ * for flow rules. What must run once for the packet runs on the ingress switch (the switch of its
+ * in_port; the host's for CONTROLLER): OFPP_TABLE through its tables, where the translated rules of
+ * the in_port are, and NORMAL and groups there, which reach ports on other switches over the PCIe
+ * links as the rules' packets do. Pure.
  */
 public final class PacketOutTranslator {
     /** One physical PACKET_OUT: switch, physical in_port, actions. */
@@ -71,10 +73,10 @@ public final class PacketOutTranslator {
         return parts;
     }
 
-    /** The index of the last output of {@code actions} (-1 if none): what follows it changes nothing. */
+    /** The index of the last output or group of {@code actions} (-1 if none): what follows it changes nothing. */
     private static int lastOutput(List<Action> actions) {
         for (int i = actions.size() - 1; i >= 0; i--) {
-            if (actions.get(i) instanceof Action.Output) {
+            if (actions.get(i) instanceof Action.Output || actions.get(i) instanceof Action.Group) {
                 return i;
             }
         }

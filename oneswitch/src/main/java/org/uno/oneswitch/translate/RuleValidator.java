@@ -48,13 +48,13 @@ public final class RuleValidator {
         }
     }
 
-    /** Refuses outputs to reserved ports a virtual switch cannot honour (NORMAL in a packet-out, see DESIGN.md). */
+    /** Refuses outputs to reserved ports a virtual switch has not (ANY; TABLE outside a packet-out). */
     public static void actions(List<Action> actions, boolean packetOut) throws BadActionException {
         for (Action a : actions) {
             if (a instanceof Action.Output o && !isDataPort(o.port()) && !o.port().equals(OFPort.FLOOD)
                     && !o.port().equals(OFPort.ALL) && !o.port().equals(OFPort.IN_PORT)
                     && !o.port().equals(OFPort.CONTROLLER) && !(packetOut && o.port().equals(OFPort.TABLE))
-                    && !(!packetOut && o.port().equals(OFPort.NORMAL))) {
+                    && !o.port().equals(OFPort.NORMAL)) {
                 throw new BadActionException(OFBadActionCode.BAD_OUT_PORT, "output to " + o.port()
                         + " is not supported by the virtual switch");
             }

@@ -125,6 +125,11 @@ public final class Translator {
         return NormalPipeline.of(topology, ports, tags, live);
     }
 
+    /** How long NORMAL keeps a learned address after its last packet (Open vSwitch's default mac-aging-time). */
+    public static int normalMacAgingSeconds() {
+        return NormalPipeline.MAC_AGING_S;
+    }
+
     /** Whether a rule's or group's translation outputs to NORMAL. */
     public static boolean outputsToNormal(Translation t) {
         return NormalPipeline.usedBy(t);

@@ -9,11 +9,15 @@ import static org.uno.oneswitch.testing.Fixtures.out;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+import org.projectfloodlight.openflow.protocol.OFFlowMod;
+import org.projectfloodlight.openflow.protocol.OFGroupMod;
 import org.projectfloodlight.openflow.protocol.OFGroupType;
 import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
@@ -29,10 +33,12 @@ import org.uno.oneswitch.translate.Owner;
 import org.uno.oneswitch.testing.Fixtures;
 import org.uno.oneswitch.testing.RecordingNetwork;
 import org.uno.oneswitch.testing.RecordingNotifier;
+import org.uno.oneswitch.testing.StateFixture;
 
 /**
- * NORMAL's tables are planned once, while at least one rule or group outputs to NORMAL: the first such
- * rule brings them, more rules share them, they follow the port map, and they go with the last user.
+ * NORMAL's tables are planned once, while at least one rule or group outputs to NORMAL, or packet-outs did
+ * within the MAC aging time: the first such user brings them, more share them, they follow the port map,
+ * and they go with the last user.
  */
 class NormalTablesTest {
     private final RecordingNetwork net = new RecordingNetwork(Fixtures.topology(1));
@@ -77,7 +83,47 @@ class NormalTablesTest {
         assertFalse(after.contains("in_port=3"), "an unmapped port has no NORMAL entry: " + after);
     }
 
+    @Test
+    void aPacketOutToNormalBringsTheTablesBeforeItAndTheyStayTheMacAgingTimeAfterTheLastOne() throws Exception {
+        StateFixture f = new StateFixture();
+        f.net.takeSent("host");
+        packetOutToNormal(f);
+        List<OFMessage> sent = f.net.takeSent("host");
+        int packetOut = sent.indexOf(sent.stream().filter(m -> m instanceof OFPacketOut).findFirst().orElseThrow());
+        assertTrue(sent.subList(0, packetOut).stream().anyMatch(m -> m instanceof OFGroupMod)
+                && sent.subList(0, packetOut).stream().filter(m -> m instanceof OFFlowMod).count() > 192,
+                "NORMAL's group and tables first, on the same connection: " + sent.size());
+        assertEquals(Map.of("host", 1, "snic0", 1), f.net.settled,
+                "and in effect on every switch before it: NORMAL may send it across the link");
+        int tables = tablesOf(f.vs).size();
+
+        f.now += 200_000_000_000L;
+        packetOutToNormal(f);
+        assertEquals(1, f.net.takeSent("host").size(), "the tables are there: only the packet-out");
+        assertEquals(1, f.net.settled.get("host"), "not settled again");
+        f.now += 100_000_000_000L;
+        f.runTimers(300_000);
+        assertEquals(tables, tablesOf(f.vs).size(), "300 s after the first, 100 s after the second");
+        f.now += 200_000_000_000L;
+        f.runTimers(200_000);
+        assertTrue(tablesOf(f.vs).isEmpty(), "the aging time after the last one");
+
+        packetOutToNormal(f);
+        f.add(0, 10, FlowMatch.ANY, apply(out(OFPort.NORMAL)));
+        f.now += 300_000_000_000L;
+        f.runTimers(300_000);
+        assertEquals(tables, tablesOf(f.vs).size(), "a rule still outputs to NORMAL");
+    }
+
+    private static void packetOutToNormal(StateFixture f) throws Exception {
+        f.vs.packets().packetOut(OFPort.CONTROLLER, List.of(out(OFPort.NORMAL)), new byte[60], (s, e) -> { });
+    }
+
     private List<?> normalTables() {
+        return tablesOf(vs);
+    }
+
+    private static List<?> tablesOf(VirtualSwitch vs) {
         return vs.planner().plan().translationOf(Owner.NORMAL).flows();
     }
 

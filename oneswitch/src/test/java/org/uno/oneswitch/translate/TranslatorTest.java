@@ -227,7 +227,9 @@ class TranslatorTest {
     @Test
     void theValidatorRefusesWhatNoTranslationExpresses() throws Exception {
         assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.ANY)))));
-        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(OFPort.NORMAL)), true));
+        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(OFPort.ANY)), true));
+        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(OFPort.TABLE)), false));
+        RuleValidator.actions(List.of(out(OFPort.NORMAL)), true);
         RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL))));
         RuleValidator.group(new VirtualGroup(3, OFGroupType.ALL, List.of(Bucket.of(List.of(out(OFPort.NORMAL))))));
     }
