@@ -118,3 +118,7 @@ def test_packet_out_leaves_from_the_right_physical_port(oneswitch_stack):
     ofctl(t, "packet-out", "in_port=controller,packet=" + frame + ",actions=output:1")
     time.sleep(0.3)
     assert rx_packets(vm["netns"], "eth0") - before_vm == 1, "to the VM's host port"
+    ofctl(t, "add-group", "group_id=7,type=all,bucket=output:2")
+    assert sent_to_ext("in_port=controller,packet=" + frame + ",actions=group:7") == 1, "a group alone"
+    assert sent_to_ext("in_port=1,packet=" + frame + ",actions=group:7,output:2") == 2, \
+        "the group once (on the host, across the link) and the output once: the sNIC's copy does not run the group"
