@@ -80,7 +80,8 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
     timings = report["timings"]
     state = timings["serialise"] + timings["transfer"] + timings["deserialise"]
     total = sum(v for k, v in timings.items() if k not in ("serialise", "transfer", "deserialise",
-                                                            "state_get_call", "links_drain"))
+                                                            "state_get_call", "links_drain",
+                                                            "links_drain_markers"))
     sent = [arrival - latency for arrival, latency in zip(run.result["arrivals"], run.result["latencies"],
                                                           strict=True)]
     before = [lat for t, lat in zip(sent, run.result["latencies"], strict=True) if t < report["held_from"] - 0.2]
@@ -118,6 +119,7 @@ def _sample(report: dict, run: NumberedUdp) -> dict:
         "total_ms": total * 1e3, "held_window_ms": report["held_window_s"] * 1e3,
         "remap_ms": timings["remap"] * 1e3, "start_new_ms": timings["start"] * 1e3,
         "links_drain_ms": timings.get("links_drain", 0.0) * 1e3,
+        "links_drain_markers_ms": timings.get("links_drain_markers", 0.0) * 1e3,
         **{f"remap_{stage}_ms": stages.get(stage, 0.0) * 1e3 for stage in ("add", "switch", "drain")},
         "switch_to_release_ms": (report["held_until"] - switch_at) * 1e3,
         "baseline_latency_ms": baseline * 1e3,

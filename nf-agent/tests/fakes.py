@@ -21,7 +21,7 @@ from uno_agent.inventory import Inventory, Server
 from uno_agent.launcher import Instance, LaunchError
 from uno_agent.migration import Migrator
 from uno_agent.migration_record import MigrationRecord
-from uno_agent.oneswitch import Remapped
+from uno_agent.oneswitch import Drained, Remapped
 from uno_nfs import ChannelBroken, NfControlError
 
 STATE_MAGIC = b"FNF1"
@@ -220,8 +220,8 @@ class FakePortMapper:
         self.remaps += 1
         return Remapped({"add": 0.0, "switch": 0.0, "drain": 0.0}, self.old_entries_kept_s)
 
-    def drain_from(self, switch_id: str, timeout_s: float) -> bool:
-        return not self.drains_lost
+    def drain_from(self, switch_id: str, timeout_s: float) -> Drained:
+        return Drained(not self.drains_lost, 0.0)
 
 
 @dataclasses.dataclass

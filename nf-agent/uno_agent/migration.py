@@ -310,8 +310,9 @@ class Migrator:
         elif step == "release":
             self._flush(run.server, run.old_path_until)
             started = time.perf_counter()
-            self._drain_links(run.server.side, run.old_path_until)
-            report.timings["links_drain"] = time.perf_counter() - started   # a part of the release
+            # a part of the release; OneSwitch's own share of it (its markers) beside
+            report.timings["links_drain_markers"] = self._drain_links(run.server.side, run.old_path_until)
+            report.timings["links_drain"] = time.perf_counter() - started
             report.packets_moved = self._move(old, new, 0.0)
             report.held_by_new = new.buffer_release()
             report.held_until = self.clock()
@@ -395,13 +396,16 @@ class Migrator:
                                         f"in time (HOLD_BOUND_S {HOLD_BOUND_S:g} s, or before the old path goes)")
             time.sleep(FLUSH_POLL_S)
 
-    def _drain_links(self, side: str, until: float | None) -> None:
+    def _drain_links(self, side: str, until: float | None) -> float:
         """Wait until what the old NF's switch sent over its PCIe links has been forwarded by the other switches
-        (past `_old_path_deadline`: roll back). Its last packets may still be on a link, or in the next switch's
-        receive buffer, when the new NF's first reach the same exit by a shorter way."""
+        (past `_old_path_deadline`: roll back); returns OneSwitch's time for it. Its last packets may still be on
+        a link, or in the next switch's receive buffer, when the new NF's first reach the same exit by a shorter
+        way."""
         timeout = self._old_path_deadline(until) - self.clock()
-        if timeout <= 0 or not self.portmap.drain_from(side, timeout):
+        drained = self.portmap.drain_from(side, timeout) if timeout > 0 else None
+        if drained is None or not drained.drained:
             raise HoldBoundExceeded(f"what the {side} switch sent over its links was not through in time")
+        return drained.elapsed_s
 
     def _move(self, old: NfControl, new: NfControl, quiet_s: float) -> int:
         """Move the old NF's held packets into the new one (ahead of its own); returns how many."""

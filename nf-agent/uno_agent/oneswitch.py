@@ -30,6 +30,15 @@ class Remapped:
     old_entries_kept_s: float
 
 
+@dataclasses.dataclass(frozen=True)
+class Drained:
+    """How a drain went: whether every marker came back in time, and OneSwitch's own time for it (seconds; the
+    rest of the request's time is the REST call's)."""
+
+    drained: bool
+    elapsed_s: float
+
+
 class PortMapper:
     """Client of OneSwitch's /v1/ports and /v1/drains resources."""
 
@@ -75,11 +84,11 @@ class PortMapper:
         return Remapped({s["stage"]: s["elapsed_ms"] / 1e3 for s in remap.get("stages", [])},
                         remap.get("old_entries_kept_ms", 0) / 1e3)
 
-    def drain_from(self, switch_id: str, timeout_s: float) -> bool:
+    def drain_from(self, switch_id: str, timeout_s: float) -> Drained:
         """Whether what `switch_id` sent over its PCIe links until now has been forwarded by the other switches
         (OneSwitch's drain markers came back within `timeout_s`)."""
         answer = self._call("POST", "/v1/drains", body={"from": switch_id, "timeout_ms": max(1, int(timeout_s * 1e3))})
-        return bool(answer["drained"])
+        return Drained(bool(answer["drained"]), float(answer["elapsed_ms"]) / 1e3)
 
     def mappings(self) -> dict[int, tuple[str, str]]:
         """Virtual port -> (switch id, physical port name)."""

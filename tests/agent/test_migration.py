@@ -127,6 +127,7 @@ def test_monitor_migrates_ten_round_trips_under_traffic_losing_nothing(uno_stack
     assert len(reports) == 20
     assert all(set(r["remap_stages"]) == {"add", "switch", "drain"} for r in reports)
     assert all(0 < sum(r["remap_stages"].values()) <= r["timings"]["remap"] for r in reports)
+    assert all(0 < r["timings"]["links_drain_markers"] <= r["timings"]["links_drain"] for r in reports)
     result = run.result
     assert sum(result["sent"].values()) >= PPS * 11
     assert run.lost == 0, lost_where(stack, result)
