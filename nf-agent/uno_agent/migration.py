@@ -402,8 +402,7 @@ class Migrator:
         a link, or in the next switch's receive buffer, when the new NF's first reach the same exit by a shorter
         way."""
         timeout = self._old_path_deadline(until) - self.clock()
-        drained = self.portmap.drain_from(side, timeout) if timeout > 0 else None
-        if drained is None or not drained.drained:
+        if timeout <= 0 or not (drained := self.portmap.drain_from(side, timeout)).drained:
             raise HoldBoundExceeded(f"what the {side} switch sent over its links was not through in time")
         return drained.elapsed_s
 

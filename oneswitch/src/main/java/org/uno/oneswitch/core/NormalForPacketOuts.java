@@ -44,14 +44,17 @@ final class NormalForPacketOuts {
         return sent;
     }
 
+    /**
+     * Takes the tables away once the aging time has passed since the last use. It looks behind the gate: a
+     * remap in progress holds every plan change, and packet-outs held with it may run first when it opens.
+     */
     private void expire() {
-        long left = agingMillis - (clock.getAsLong() - lastUse) / 1_000_000;
-        if (left > 0) {
-            timers.schedule(left, this::expire);
-            return;
-        }
-        // A remap in progress holds every plan change until its last stage is in effect.
         gate.whenOpen(() -> {
+            long left = agingMillis - (clock.getAsLong() - lastUse) / 1_000_000;
+            if (left > 0) {
+                timers.schedule(left, this::expire);
+                return;
+            }
             try {
                 planner.keepNormalForPacketOuts(false);
             } catch (TranslationConflictException e) {
