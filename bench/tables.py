@@ -142,6 +142,49 @@ def _footprint(r: dict) -> str:
             + "\n" + _when(r))
 
 
+#: messages that come with time (keep-alives, link discovery, reactive forwarding), not with connecting switches
+_PERIODIC = ("ECHO_REQUEST", "ECHO_REPLY", "PACKET_IN", "PACKET_OUT")
+
+
+def _many_hosts(r: dict) -> str:
+    uno, direct = r["uno"], r["direct"]
+
+    def handshake(side: dict) -> int:
+        return sum(n for kind, n in side["setup"]["openflow"]["by_type"].items() if kind not in _PERIODIC)
+    rows = [["setup: connecting (all but echo, packet-in, packet-out)", handshake(uno), handshake(direct),
+             round(handshake(uno) / handshake(direct), 3), "", "", ""],
+            [f"setup: all ({uno['setup_s']:.0f} s with UNO, {direct['setup_s']:.0f} s direct)",
+             uno["setup"]["openflow"]["messages"], direct["setup"]["openflow"]["messages"],
+             r["messages_uno_over_direct"]["setup"], uno["setup"]["controller_cpu_s"],
+             direct["setup"]["controller_cpu_s"], r["controller_cpu_uno_over_direct"]["setup"]],
+            [f"{uno['window_s']:.0f} s window: pings, three discovery rounds", uno["openflow"]["messages"],
+             direct["openflow"]["messages"], r["messages_uno_over_direct"]["window"], uno["controller_cpu_s"],
+             direct["controller_cpu_s"], r["controller_cpu_uno_over_direct"]["window"]]]
+    mem, rss = uno["memory"], uno["rss_mb"]
+    streams = "; ".join(
+        f"{name}: " + ", ".join(f"host {s['from_host']}->{s['to_host']} {s['lost']} lost, "
+                                f"{s['duplicates']} duplicated, {s['reordered']} reordered of {s['sent']:,}"
+                                for s in run["streams"])
+        + f" ({run['migrations']} migrations, {run['openflow']['messages']} controller messages)"
+        for name, run in (uno["migrations_on_host_0"] or {}).items())
+    return ("## Many hosts under one controller (`oneswitch-many-hosts.json`)\n\n"
+            f"{r['hosts']} emulated hosts (platform, OneSwitch, agent each) and a top-of-rack bridge, under one "
+            "Floodlight (Forwarding, link discovery), against the same Floodlight driving the "
+            f"{direct['switches_seen_by_controller'] - 1} physical bridges and the top-of-rack bridge directly. VMs "
+            f"reaching the next host's: {uno['vms_reaching_the_next']} of {r['hosts']} with UNO, "
+            f"{direct['vms_reaching_the_next']} direct. OpenFlow messages to and from the controller and its CPU "
+            "seconds (the setup is the switches connecting and the first link discovery; with UNO it lasts longer, "
+            "as every OneSwitch starts a JVM, so its periodic messages are more):\n\n"
+            + table(["phase", "messages, UNO", "messages, direct", "UNO / direct", "controller CPU s, UNO",
+                     "controller CPU s, direct", "UNO / direct"], rows)
+            + f"\nMemory: {mem['used_mb']:,} MiB for the whole UNO scenario, {mem['used_per_further_host_mb']} MiB per "
+            f"further host; {mem['largest_n_estimate']} hosts would fit in the {mem['available_before_mb']:,} MiB "
+            "available (estimate). Resident size per host: OneSwitch median "
+            f"{statistics.median(rss['oneswitch'])} MiB (max {max(rss['oneswitch'])}), agent median "
+            f"{statistics.median(rss['uno-agent'])} MiB. Migrations of a monitor on host 0 while streams run: "
+            f"{streams}.\n\n" + _when(r))
+
+
 # -- the other components ------------------------------------------------------------------------
 
 def _nfs(r: dict) -> str:
@@ -276,7 +319,8 @@ COMPONENTS: dict[str, tuple[str, list[tuple[str, Callable[[dict], str]]]]] = {
     "oneswitch": ("OneSwitch", [("oneswitch.json", _flow_mods), ("oneswitch-translation.json", _translation),
                                 ("oneswitch-remap.json", _remap), ("oneswitch-kill.json", _kill),
                                 ("oneswitch-soak.json", _soak), ("oneswitch-footprint.json", _footprint),
-                                ("oneswitch-flow-id.json", _flow_id)]),
+                                ("oneswitch-flow-id.json", _flow_id),
+                                ("oneswitch-many-hosts.json", _many_hosts)]),
     "nfs": ("The network functions", [("nfs.json", _nfs)]),
     "nf-agent": ("The NF agent", [("migration.json", _migration)]),
     "snic-datapath": ("The platform", [("offload.json", _offload), ("chain.json", _chain)]),
