@@ -39,7 +39,7 @@ from uno_harness.processes import Proc, free_port, wait_for
 from uno_platform.spec import TestbedSpec
 from uno_platform.traffic import NumberedUdp, ping
 
-HOSTS = 20
+HOSTS = 40
 PREFIX = "mh"
 FABRIC_NETNS = "mhfabric"
 FLOODLIGHT = pathlib.Path(__file__).resolve().parents[2] / "shared" / "controllers" / "floodlight"
