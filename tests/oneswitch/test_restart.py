@@ -14,7 +14,7 @@ import sys
 import time
 
 import pytest
-from oneswitch_stack import ofctl, revalidate, switch_target, wait_for
+from oneswitch_stack import ofctl, rest, revalidate, switch_target, wait_for
 from test_remap import socket_drops
 from uno_oneswitch import statefile
 
@@ -112,6 +112,9 @@ def test_a_switch_daemon_restart_ends_with_its_table_reconciled(oneswitch_stack)
     desc = stack.platform.description
     expected = {c: e for c, (e, _) in physical(stack.platform, "snic0").items()}
     groups = sorted(ofctl(switch_target(stack.platform, "snic0"), "dump-groups").stdout.splitlines()[1:])
+    checked = wait_for(lambda: rest(stack.rest, "GET", "/v1/health")[1]["link_checks"].get("snic0"), 10,
+                       "the sNIC's link check")
+    assert checked["ok"] and checked["with"] == ["host"], checked
 
     ovs = stack.platform.ovs("snic0")
     pid = ovs.pid("ovs-vswitchd")
@@ -130,6 +133,10 @@ def test_a_switch_daemon_restart_ends_with_its_table_reconciled(oneswitch_stack)
         except AssertionError:
             return False
     wait_for(reconciled, 30, "OneSwitch to refill the restarted sNIC switch")
+    # once refilled, drain markers cross the PCIe link both ways again (a remap's drain needs them)
+    again = wait_for(lambda: (c := rest(stack.rest, "GET", "/v1/health")[1]["link_checks"]["snic0"])["at_ms"]
+                     > checked["at_ms"] and c, 10, "the restarted switch's link check")
+    assert again["ok"], again
     assert sorted(ofctl(switch_target(stack.platform, "snic0"), "dump-groups").stdout.splitlines()[1:]) == groups
     revalidate(stack.platform)
     vm, ext = desc["vms"][0], desc["ext"]["interfaces"][0]

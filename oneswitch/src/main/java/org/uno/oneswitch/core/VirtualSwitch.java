@@ -60,6 +60,7 @@ public final class VirtualSwitch implements PhysicalEvents {
     private final StatsService stats;
     private final PacketService packets;
     private final Drains drains;
+    private final LinkCheck linkCheck;
     private final Gate gate = new Gate();
     private final PhysicalNetwork net;
     private final Refusals refusals = new Refusals();
@@ -102,6 +103,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         }
         this.stats = new StatsService(flows, ports, table, net, topology, clock, tables);
         this.drains = new Drains(topology, net, timers);
+        this.linkCheck = new LinkCheck(topology, net, drains, System::currentTimeMillis);
         this.packets = new PacketService(net, notifier, flows, ports::current, topology, drains,
                 planner.groupIds(), new NormalForPacketOuts(planner, timers, gate, clock,
                         Translator.normalMacAgingSeconds() * 1000L), gate);
@@ -169,6 +171,11 @@ public final class VirtualSwitch implements PhysicalEvents {
 
     public RemapService remaps() {
         return remaps;
+    }
+
+    /** The latest check of each connected switch's PCIe links (see {@link LinkCheck}). */
+    public Map<String, LinkCheck.Result> linkChecks() {
+        return linkCheck.results();
     }
 
     public ExplainService explain() {
@@ -312,6 +319,7 @@ public final class VirtualSwitch implements PhysicalEvents {
             ports.physicalPortsChanged(switchId);
             planner.followLiveness(switchId, portMap.current());
             planner.reconcile(switchId, reported.entries(), reported.groups());
+            linkCheck.check(switchId);
         });
     }
 

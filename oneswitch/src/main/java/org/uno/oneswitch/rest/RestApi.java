@@ -303,6 +303,12 @@ public final class RestApi {
         h.put("physical_groups", vs.planner().plan().groupCount());
         h.put("flow_id_tags", vs.planner().plan().tags().size());
         h.put("dropped_packet_ins", vs.packets().droppedPacketIns());
+        ObjectNode links = h.putObject("link_checks");
+        vs.linkChecks().forEach((id, r) -> {
+            ObjectNode c = links.putObject(id).put("ok", r.ok()).put("elapsed_ms", r.elapsedMillis())
+                    .put("at_ms", r.atMillis());
+            c.set("with", RestServer.JSON.valueToTree(r.others()));
+        });
         h.put("flow_mods", vs.flows().flowModWork().count());
         h.put("flow_mod_ms", vs.flows().flowModWork().nanos() / 1e6);
         ObjectNode loop = h.putObject("event_loop").put("tick_ms", LoopWatch.TICK_MS)

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.uno.oneswitch.testing.Fixtures.OF13;
 import static org.uno.oneswitch.testing.Fixtures.apply;
 import static org.uno.oneswitch.testing.Fixtures.inPort;
+import static org.uno.oneswitch.testing.Fixtures.markerArrived;
 import static org.uno.oneswitch.testing.Fixtures.match;
 import static org.uno.oneswitch.testing.Fixtures.out;
 
@@ -22,23 +23,17 @@ import org.junit.jupiter.api.Test;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
 import org.projectfloodlight.openflow.protocol.OFFlowModCommand;
 import org.projectfloodlight.openflow.protocol.OFMessage;
-import org.projectfloodlight.openflow.protocol.OFPacketIn;
-import org.projectfloodlight.openflow.protocol.OFPacketInReason;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.action.OFActionOutput;
 import org.projectfloodlight.openflow.protocol.instruction.OFInstructionApplyActions;
 import org.projectfloodlight.openflow.protocol.match.MatchField;
 import org.projectfloodlight.openflow.types.DatapathId;
-import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFPort;
-import org.projectfloodlight.openflow.types.TableId;
 import org.projectfloodlight.openflow.types.U64;
-import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.error.PortMapException;
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowModRequest;
 import org.uno.oneswitch.model.Link;
-import org.uno.oneswitch.model.PhysicalPacketIn;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortSpec;
@@ -101,7 +96,7 @@ class RemapServiceTest {
         assertEquals(List.of(), flowMods(net.takeSent("host"), OFFlowModCommand.DELETE_STRICT), "nothing deleted yet");
         assertFalse(done.isDone(), "waiting for the drain marker");
         OFPacketOut marker = (OFPacketOut) snic.stream().filter(m -> m instanceof OFPacketOut).findFirst().orElseThrow();
-        vs.packetIn("host", arrived(marker));
+        vs.packetIn("host", markerArrived(marker));
         RemapService.Report r = done.get();
         assertTrue(r.changed() && r.drained());
         assertEquals(List.of("add", "switch", "drain"), r.stages().stream().map(RemapService.Stage::name).toList());
@@ -228,7 +223,7 @@ class RemapServiceTest {
     private void deliverMarker(String to, String from) {
         OFPacketOut marker = (OFPacketOut) net.takeSent(to).stream().filter(m -> m instanceof OFPacketOut).findFirst()
                 .orElseThrow();
-        vs.packetIn(from, arrived(marker));
+        vs.packetIn(from, markerArrived(marker));
     }
 
     private static boolean outputs(OFFlowMod f, int port) {
@@ -237,19 +232,6 @@ class RemapServiceTest {
                 .anyMatch(a -> a instanceof OFActionOutput o && o.getPort().equals(OFPort.of(port)));
     }
 
-    /** The marker as the target switch hands it to OneSwitch: tagged, from the PCIe port. */
-    private static PhysicalPacketIn arrived(OFPacketOut marker) {
-        byte[] d = marker.getData();
-        byte[] tagged = new byte[d.length + 4];
-        System.arraycopy(d, 0, tagged, 0, 12);
-        tagged[12] = (byte) 0x88;
-        tagged[13] = (byte) 0xa8;
-        System.arraycopy(d, 12, tagged, 16, d.length - 12);
-        return PhysicalMessages.packetIn(OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER)
-                .setTotalLen(tagged.length).setReason(OFPacketInReason.ACTION).setTableId(TableId.of(0))
-                .setCookie(U64.ZERO).setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(1)).build())
-                .setData(tagged).build());
-    }
 
     private static List<OFFlowMod> flowMods(List<OFMessage> sent, OFFlowModCommand command) {
         return sent.stream().filter(m -> m instanceof OFFlowMod f && f.getCommand() == command)

@@ -5,19 +5,27 @@ import java.util.List;
 
 import org.projectfloodlight.openflow.protocol.OFFactories;
 import org.projectfloodlight.openflow.protocol.OFFactory;
+import org.projectfloodlight.openflow.protocol.OFPacketInReason;
+import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.OFVersion;
+import org.projectfloodlight.openflow.protocol.match.MatchField;
 import org.projectfloodlight.openflow.protocol.oxm.OFOxm;
 import org.projectfloodlight.openflow.types.DatapathId;
 import org.projectfloodlight.openflow.types.EthType;
 import org.projectfloodlight.openflow.types.IPv4Address;
 import org.projectfloodlight.openflow.types.MacAddress;
+import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.projectfloodlight.openflow.types.OFVlanVidMatch;
+import org.projectfloodlight.openflow.types.TableId;
+import org.projectfloodlight.openflow.types.U64;
+import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.Link;
+import org.uno.oneswitch.model.PhysicalPacketIn;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PortMapping;
@@ -144,5 +152,19 @@ public final class Fixtures {
     public static VirtualRule rule(long id, int table, int priority, FlowMatch match, List<Instruction> instructions) {
         return VirtualRule.builder().id(id).table(table).priority(priority).match(match).instructions(instructions)
                 .build();
+    }
+
+    /** The marker as the target switch hands it to OneSwitch: tagged, from the PCIe port. */
+    public static PhysicalPacketIn markerArrived(OFPacketOut marker) {
+        byte[] d = marker.getData();
+        byte[] tagged = new byte[d.length + 4];
+        System.arraycopy(d, 0, tagged, 0, 12);
+        tagged[12] = (byte) 0x88;
+        tagged[13] = (byte) 0xa8;
+        System.arraycopy(d, 12, tagged, 16, d.length - 12);
+        return PhysicalMessages.packetIn(OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER)
+                .setTotalLen(tagged.length).setReason(OFPacketInReason.ACTION).setTableId(TableId.of(0))
+                .setCookie(U64.ZERO).setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(1)).build())
+                .setData(tagged).build());
     }
 }
