@@ -5,11 +5,13 @@ and installs paths, link discovery every 15 s).
 
 The same scenario runs twice, in one run: Floodlight drives the N OneSwitches (UNO), then the 2N physical bridges
 of the same hosts directly; the top-of-rack switch is under it both times. Reported for each:
-- whether every VM reaches the next host's VM (a ring of pings across the fabric);
+- whether every VM reaches the next host's VM (a ring of pings across the fabric; a pair whose first three pings,
+  sent while the controller sets up the path, all go unanswered tries again after the window, counted apart);
 - the controller's OpenFlow messages (both directions, from a capture of its port on the loopback: each TCP
   stream is put back in order and walked by the OpenFlow header's length; counted by type) and its CPU time,
   during the setup (switches connecting, the first link discovery) and during a WINDOW_S window that holds the
   pings (reactive forwarding) and three rounds of Floodlight's periodic work;
+- the controller's resident size at the end of the window;
 - the memory the machine gave the scenario (MemAvailable before, after the first host, after all), hence what one
   more host costs and how many would fit, and each OneSwitch's and agent's resident size (the JVM's own heap
   sizing);
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import pathlib
 import struct
@@ -39,6 +42,8 @@ from uno_harness.processes import Proc, free_port, wait_for
 from uno_platform.spec import TestbedSpec
 from uno_platform.traffic import NumberedUdp, ping
 
+log = logging.getLogger(__name__)
+
 HOSTS = 40
 PREFIX = "mh"
 FABRIC_NETNS = "mhfabric"
@@ -47,6 +52,7 @@ PINGS = 3
 WINDOW_S = 45.0  # three rounds of Floodlight's link discovery (every 15 s)
 OVS_SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
 TOR_DPID = 0x746f72  # "tor"
+UNO_DPID_BASE = 0x554e4f000000  # host i's OneSwitch is this + i + 1 ("UNO" and the number)
 MIGRATIONS = 4
 # OpenFlow 1.3 message types worth naming in the counts (the others are counted by number)
 OFPT_NAMES = {0: "HELLO", 1: "ERROR", 2: "ECHO_REQUEST", 3: "ECHO_REPLY", 5: "FEATURES_REQUEST",
@@ -85,6 +91,11 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _dpid_text(dpid: int) -> str:
+    """A datapath id as Floodlight writes it: eight hex bytes separated by colons."""
+    return ":".join(f"{b:02x}" for b in dpid.to_bytes(8, "big"))
+
+
 def _readdress(platform, i: int) -> dict:
     """The VM of host i gets an address and a MAC of its own (every platform numbers its VMs alike)."""
     vm = platform.description["vms"][0]
@@ -105,6 +116,15 @@ def _wait_for_links(rest_port: int, expected: int) -> int:
             found = len(json.loads(r.read()))
         return found if found >= expected else None
     return wait_for(links, 90, f"Floodlight to discover {expected} links between the switches", interval=1)
+
+
+def _diagnose(rest_port: int, vms: list[dict], i: int, hosts: int) -> dict:
+    """Where Floodlight's device manager sees host i's VM and the next host's (its attachment points)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{rest_port}/wm/device/", timeout=10) as r:
+        devices = json.loads(r.read())
+    devices = devices.get("devices", devices) if isinstance(devices, dict) else devices
+    wanted = {vms[j]["ip"]: j for j in (i, (i + 1) % hosts)}
+    return {str(wanted[ip]): d.get("attachmentPoint") for d in devices for ip in d.get("ipv4", []) if ip in wanted}
 
 
 def _controller_relay(sock: pathlib.Path, of_port: int) -> Proc:
@@ -226,16 +246,32 @@ def _streams(vms: list[dict], seconds: float) -> list[NumberedUdp]:
             for a, b in ((0, 1), (1, 2))]
 
 
-def _migrations_elsewhere(url: str, vms: list[dict], pcaps: pathlib.Path, of_port: int) -> dict:
+def _links_of(rest_port: int, datapath_id: str) -> int:
+    """How many of Floodlight's links start at the switch `datapath_id` (colon-separated hex)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{rest_port}/wm/topology/links/json", timeout=10) as r:
+        return sum(1 for link in json.loads(r.read()) if link["src-switch"] == datapath_id)
+
+
+def _migrations_elsewhere(url: str, vms: list[dict], pcaps: pathlib.Path, of_port: int, fl_rest: int) -> dict:
     """Host 0's agent (at `url`) launches a monitor, then the streams run twice for STREAM_S: quiet, then while the
     monitor is migrated host <-> sNIC MIGRATIONS times. What the streams lost, duplicated or reordered, and the
     controller's messages against the quiet run's, are what the migrations cost the other tenants and hosts."""
+    host0 = _dpid_text(UNO_DPID_BASE + 1)
+    links = _links_of(fl_rest, host0)
     status, created = http_json(url + "/v2.1/servers", "POST", {"server": {"name": "mon", "flavorRef": "monitor"}},
                                 timeout=120)
     if status != 202:
         raise RuntimeError(f"the monitor was not created: {status} {created}")
     server = created["server"]["id"]
     wait_for(lambda: _server(url, server)["status"] == "ACTIVE", 60, "the monitor to run")
+    # The monitor's port is a new port of host 0's switch, and the monitor sends Floodlight's LLDP back out of
+    # it: Floodlight's next discovery round finds that link, recomputes its topology and sets up paths again
+    # (thousands of PACKET_INs, reordering). The streams start once it has.
+    try:
+        wait_for(lambda: _links_of(fl_rest, host0) > links, 40, "the monitor's link")
+        time.sleep(2.0)  # the recomputation and the paths' deletion that follow it
+    except TimeoutError:
+        log.warning("Floodlight found no link through the monitor's port in 40 s")
     # The first packets of a stream go through the controller (Forwarding installs the path then): a short stream
     # on the same addresses first, so that the measured ones only meet installed paths.
     for warm in _streams(vms, 1.0):
@@ -303,7 +339,7 @@ def _host(workdir: pathlib.Path, i: int, uno: bool, of_port: int, procs: list[Pr
     desc = platform.description
     oneswitch = start_oneswitch(f"{desc['state_dir']}/platform.json", workdir / f"oneswitch{i}.log",
                                 listen=ports.listen, south=ports.south, rest_port=ports.rest, controller=of_port,
-                                jvm_options=(), extra=["--datapath-id", f"0x0000554e4f{i + 1:06x}"])
+                                jvm_options=(), extra=["--datapath-id", f"0x{UNO_DPID_BASE + i + 1:016x}"])
     procs.append(oneswitch)
     wait_healthy(oneswitch, ports.rest, controllers=1, timeout=120, platform=platform)
     agent_port = free_port()
@@ -339,10 +375,16 @@ def _run(workdir: pathlib.Path, hosts: int, uno: bool) -> dict:
                              if not ping(vms[i]["netns"], vms[(i + 1) % hosts]["ip"], count=PINGS)]
                 time.sleep(max(0.0, WINDOW_S - (time.monotonic() - window)))
                 cpu, busy = _cpu_seconds(fl_pid) - cpu, _machine_busy_seconds() - busy
+                window = time.monotonic() - window  # longer than WINDOW_S if the pings took longer
+            controller_rss = _rss_mb(fl_pid)
+            # a pair whose three pings all went unanswered tries again once the window is over: counted apart
+            retried = [i for i in unreached if ping(vms[i]["netns"], vms[(i + 1) % hosts]["ip"], count=PINGS)]
+            diagnosis = {i: _diagnose(fl_rest, vms, i, hosts) for i in unreached}
             rss = {name: [round(_rss_mb(proc.pid), 1) for proc in procs if proc.name == name]
                    for name in ("oneswitch", "uno-agent") if uno}
             if uno and hosts >= 3:
-                migrations = _migrations_elsewhere(f"http://127.0.0.1:{agent_ports[0]}", vms, workdir, of_port)
+                migrations = _migrations_elsewhere(f"http://127.0.0.1:{agent_ports[0]}", vms, workdir, of_port,
+                                                   fl_rest)
         finally:
             setup_capture.close()
             for proc in procs:
@@ -353,7 +395,8 @@ def _run(workdir: pathlib.Path, hosts: int, uno: bool) -> dict:
     further = (available[1] - available[2]) / max(1, hosts - 1)
     return {"hosts": hosts, "switches_seen_by_controller": (hosts if uno else 2 * hosts) + 1,
             "links_discovered": links, "vms_reaching_the_next": hosts - len(unreached),
-            "vms_not_reaching_the_next": unreached, "setup_s": round(up_s, 1),
+            "vms_not_reaching_the_next": unreached, "reached_when_tried_again": retried,
+            "unreached_diagnosis": diagnosis, "setup_s": round(up_s, 1),
             "memory": {"available_before_mb": round(available[0]),
                        "used_with_one_host_mb": round(available[0] - available[1]),
                        "used_per_further_host_mb": round(further), "used_mb": round(available[0] - available[2]),
@@ -361,7 +404,8 @@ def _run(workdir: pathlib.Path, hosts: int, uno: bool) -> dict:
                        "largest_n_estimate": 1 + int(available[1] // max(1.0, further))},
             "setup": {"controller_cpu_s": round(setup_cpu, 2),
                       "openflow": _openflow_messages(workdir / "setup.pcap", of_port)},
-            "window_s": WINDOW_S, "controller_cpu_s": round(cpu, 2), "machine_busy_cores": round(busy / WINDOW_S, 2),
+            "window_s": round(window, 1), "controller_cpu_s": round(cpu, 2),
+            "controller_rss_mb": round(controller_rss), "machine_busy_cores": round(busy / window, 2),
             "openflow": _openflow_messages(workdir / "window.pcap", of_port), "rss_mb": rss,
             "migrations_on_host_0": migrations}
 
@@ -379,16 +423,15 @@ def main(results_dir: pathlib.Path) -> dict:
         uno = _run(pathlib.Path(tmp) / "uno", hosts, uno=True)
         direct = _run(pathlib.Path(tmp) / "direct", hosts, uno=False)
 
-    def ratio(key: str) -> float:
-        return round(uno[key] / max(1e-9, direct[key]), 3)
+    def ratio(uno_side: dict, direct_side: dict, key: str) -> float:
+        return round(uno_side[key] / max(1e-9, direct_side[key]), 3)
+    phases = {"setup": (uno["setup"], direct["setup"]), "window": (uno, direct)}
     result = {"benchmark": "many hosts under one Floodlight", "hosts": hosts, "uno": uno, "direct": direct,
-              "messages_uno_over_direct": {
-                  phase: round(uno_side["openflow"]["messages"] / max(1, direct_side["openflow"]["messages"]), 3)
-                  for phase, uno_side, direct_side in (("setup", uno["setup"], direct["setup"]),
-                                                       ("window", uno, direct))},
-              "controller_cpu_uno_over_direct": {"setup": round(uno["setup"]["controller_cpu_s"]
-                                                                / max(0.01, direct["setup"]["controller_cpu_s"]), 3),
-                                                 "window": ratio("controller_cpu_s")},
+              "messages_uno_over_direct": {phase: ratio(u["openflow"], d["openflow"], "messages")
+                                           for phase, (u, d) in phases.items()},
+              "controller_cpu_uno_over_direct": {phase: ratio(u, d, "controller_cpu_s")
+                                                 for phase, (u, d) in phases.items()},
+              "controller_rss_uno_over_direct": ratio(uno, direct, "controller_rss_mb"),
               "environment": environment()}
     (results_dir / "oneswitch-many-hosts.json").write_text(json.dumps(result, indent=2) + "\n")
     return {k: v for k, v in result.items() if k not in ("uno", "direct")}

@@ -157,7 +157,8 @@ def _many_hosts(r: dict) -> str:
              uno["setup"]["openflow"]["messages"], direct["setup"]["openflow"]["messages"],
              r["messages_uno_over_direct"]["setup"], uno["setup"]["controller_cpu_s"],
              direct["setup"]["controller_cpu_s"], r["controller_cpu_uno_over_direct"]["setup"]],
-            [f"{uno['window_s']:.0f} s window: pings, three discovery rounds", uno["openflow"]["messages"],
+            [f"window ({uno['window_s']:.0f} s with UNO, {direct['window_s']:.0f} s direct): pings, three discovery "
+             "rounds", uno["openflow"]["messages"],
              direct["openflow"]["messages"], r["messages_uno_over_direct"]["window"], uno["controller_cpu_s"],
              direct["controller_cpu_s"], r["controller_cpu_uno_over_direct"]["window"]]]
     mem, rss = uno["memory"], uno["rss_mb"]
@@ -171,8 +172,11 @@ def _many_hosts(r: dict) -> str:
             f"{r['hosts']} emulated hosts (platform, OneSwitch, agent each) and a top-of-rack bridge, under one "
             "Floodlight (Forwarding, link discovery), against the same Floodlight driving the "
             f"{direct['switches_seen_by_controller'] - 1} physical bridges and the top-of-rack bridge directly. VMs "
-            f"reaching the next host's: {uno['vms_reaching_the_next']} of {r['hosts']} with UNO, "
-            f"{direct['vms_reaching_the_next']} direct. OpenFlow messages to and from the controller and its CPU "
+            f"reaching the next host's with their first three pings: {uno['vms_reaching_the_next']} of {r['hosts']} "
+            f"with UNO, {direct['vms_reaching_the_next']} direct; the others when tried again: "
+            f"{len(uno['reached_when_tried_again'])} of {len(uno['vms_not_reaching_the_next'])} with UNO, "
+            f"{len(direct['reached_when_tried_again'])} of {len(direct['vms_not_reaching_the_next'])} direct. "
+            "OpenFlow messages to and from the controller and its CPU "
             "seconds (the setup is the switches connecting and the first link discovery; with UNO it lasts longer, "
             "as every OneSwitch starts a JVM, so its periodic messages are more):\n\n"
             + table(["phase", "messages, UNO", "messages, direct", "UNO / direct", "controller CPU s, UNO",
@@ -181,7 +185,9 @@ def _many_hosts(r: dict) -> str:
             f"further host; {mem['largest_n_estimate']} hosts would fit in the {mem['available_before_mb']:,} MiB "
             "available (estimate). Resident size per host: OneSwitch median "
             f"{statistics.median(rss['oneswitch'])} MiB (max {max(rss['oneswitch'])}), agent median "
-            f"{statistics.median(rss['uno-agent'])} MiB. Migrations of a monitor on host 0 while streams run: "
+            f"{statistics.median(rss['uno-agent'])} MiB. The controller's resident size after the window: "
+            f"{uno['controller_rss_mb']:,} MiB with UNO, {direct['controller_rss_mb']:,} direct. Migrations of a "
+            "monitor on host 0 while streams run: "
             f"{streams}.\n\n" + _when(r))
 
 

@@ -4,7 +4,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
@@ -24,7 +23,7 @@ public final class LinkCheck {
     private static final Logger LOG = LoggerFactory.getLogger(LinkCheck.class);
     static final long TIMEOUT_MS = 1000;
 
-    /** A check of {@code with}'s links to {@code others}: whether every marker came back, and when. */
+    /** A check of a switch's links with {@code others}: whether every marker came back, how long it took, when. */
     public record Result(List<String> others, boolean ok, double elapsedMillis, long atMillis) {
     }
 
@@ -44,16 +43,16 @@ public final class LinkCheck {
     /**
      * Sends markers from {@code switchId} to every other connected switch and from them to it, after a
      * barrier on every switch (the entries just sent for its reconciliation come first); nothing when no
-     * other switch is connected. Completes when the result is recorded.
+     * other switch is connected. The result is recorded when every marker is back or timed out.
      */
-    CompletableFuture<Void> check(String switchId) {
+    void check(String switchId) {
         List<String> others = topology.switches().stream().map(SwitchSpec::id)
                 .filter(s -> !s.equals(switchId) && net.connected(s)).toList();
         if (others.isEmpty() || !net.connected(switchId)) {
-            return CompletableFuture.completedFuture(null);
+            return;
         }
         long start = System.nanoTime();
-        return net.barrier().handle((v, t) -> null)
+        net.barrier().handle((v, t) -> null)
                 .thenCompose(v -> drains.from(switchId, TIMEOUT_MS)
                         .thenCombine(drains.toward(switchId, TIMEOUT_MS), Boolean::logicalAnd))
                 .thenAccept(ok -> {
