@@ -24,7 +24,7 @@ import org.uno.oneswitch.testing.RecordingNotifier;
 
 /**
  * When a switch connects, OneSwitch sends drain markers between it and every other connected switch, both
- * ways, after a barrier on every switch, and health shows whether they all came back.
+ * ways, after a barrier on every switch, and records whether they all came back (health shows it).
  */
 class LinkCheckTest {
     private final Topology topology = new Topology(List.of(
@@ -39,7 +39,7 @@ class LinkCheckTest {
             new RecordingNotifier(new ArrayList<>()), () -> 0L, (ms, task) -> timers.add(task), 1000);
 
     @Test
-    void aConnectingSwitchGetsMarkersBothWaysAfterABarrierAndHealthShowsThemBack() {
+    void aConnectingSwitchGetsMarkersBothWaysAfterABarrierAndTheCheckIsRecordedOnceTheyAreBack() {
         net.takeSent("host");
         net.takeSent("snic0");
         net.holdBarriers();
