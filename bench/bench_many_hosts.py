@@ -35,22 +35,25 @@ import urllib.request
 from uno_oneswitch.client import http_json
 
 import uno_platform
+from bench.bench_flow_id import cpu_seconds
 from bench.bench_oneswitch import environment
 from uno_harness.agent import OneSwitchPorts, start_agent
+from uno_harness.attacks import rss_bytes
 from uno_harness.oneswitch import start_oneswitch, wait_healthy
 from uno_harness.processes import Proc, free_port, wait_for
+from uno_platform.ovs import SCHEMA, OvsInstance
 from uno_platform.spec import TestbedSpec
 from uno_platform.traffic import NumberedUdp, ping
 
 log = logging.getLogger(__name__)
 
 HOSTS = 40
+MB = 1024 * 1024
 PREFIX = "mh"
 FABRIC_NETNS = "mhfabric"
 FLOODLIGHT = pathlib.Path(__file__).resolve().parents[2] / "shared" / "controllers" / "floodlight"
 PINGS = 3
 WINDOW_S = 45.0  # three rounds of Floodlight's link discovery (every 15 s)
-OVS_SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
 TOR_DPID = 0x746f72  # "tor"
 UNO_DPID_BASE = 0x554e4f000000  # host i's OneSwitch is this + i + 1 ("UNO" and the number)
 MIGRATIONS = 4
@@ -79,18 +82,6 @@ def _floodlight(run_dir: pathlib.Path):
         subprocess.run([str(FLOODLIGHT / "floodlight.sh"), "stop", str(run_dir)], capture_output=True, timeout=60)
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100.0  # utime, stime in clock ticks (USER_HZ 100)
-
-
-def _rss_mb(pid: int) -> float:
-    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def _dpid_text(dpid: int) -> str:
     """A datapath id as Floodlight writes it: eight hex bytes separated by colons."""
     return ":".join(f"{b:02x}" for b in dpid.to_bytes(8, "big"))
@@ -107,15 +98,18 @@ def _readdress(platform, i: int) -> dict:
     return {"netns": ns, "ip": ip}
 
 
+def _links(rest_port: int) -> list[dict]:
+    """Floodlight's links between switches, as its REST API lists them."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{rest_port}/wm/topology/links/json", timeout=10) as r:
+        return json.loads(r.read())
+
+
 def _wait_for_links(rest_port: int, expected: int) -> int:
     """Waits until Floodlight's link discovery has found `expected` links (a host's OneSwitch to the fabric's
     switch; or its sNIC bridge to the fabric's and its host bridge to its sNIC's): a round every 15 s, and a route
     through a link not found yet does not exist for Forwarding."""
-    def links():
-        with urllib.request.urlopen(f"http://127.0.0.1:{rest_port}/wm/topology/links/json", timeout=10) as r:
-            found = len(json.loads(r.read()))
-        return found if found >= expected else None
-    return wait_for(links, 90, f"Floodlight to discover {expected} links between the switches", interval=1)
+    return wait_for(lambda: (found := len(_links(rest_port))) >= expected and found, 90,
+                    f"Floodlight to discover {expected} links between the switches", interval=1)
 
 
 def _diagnose(rest_port: int, vms: list[dict], i: int, hosts: int) -> dict:
@@ -142,9 +136,9 @@ def _connect_directly(platform, i: int, of_port: int) -> list[Proc]:
     for k, sw in enumerate(platform.description["switches"]):
         sock = pathlib.Path(sw["rundir"]) / "bench-controller.sock"
         relays.append(_controller_relay(sock, of_port))
-        subprocess.run(["ovs-vsctl", f"--db={sw['ovsdb']}", "set", "bridge", sw["bridge"],
-                        f"other-config:datapath-id=00000000{i + 1:04x}{k + 1:04x}", "--",
-                        "set-controller", sw["bridge"], f"unix:{sock}"], check=True, capture_output=True, timeout=30)
+        platform.ovs(sw["id"]).vsctl("set", "bridge", sw["bridge"],
+                                     f"other-config:datapath-id=00000000{i + 1:04x}{k + 1:04x}", "--",
+                                     "set-controller", sw["bridge"], f"unix:{sock}")
     return relays
 
 
@@ -154,31 +148,31 @@ def _top_of_rack(workdir: pathlib.Path, of_port: int):
     driven by the same controller as the hosts, so that its link discovery sees every host's wire port (a
     Linux bridge there hid the hosts from each other's LLDP, and with three hosts Floodlight found no route).
     Yields a function that plugs an interface into it."""
-    rundir = workdir / "tor"
-    rundir.mkdir()
-    env = {**os.environ, "OVS_RUNDIR": str(rundir), "OVS_LOGDIR": str(rundir), "OVS_DBDIR": str(rundir)}
-    db = f"unix:{rundir}/db.sock"
+    ovs = OvsInstance(workdir / "tor", FABRIC_NETNS)   # its paths and ovs-vsctl; its daemons are ours, by pid
+    ovs.rundir.mkdir()
+    env = {**os.environ, "OVS_RUNDIR": str(ovs.rundir), "OVS_LOGDIR": str(ovs.rundir), "OVS_DBDIR": str(ovs.rundir)}
     procs: list[Proc] = []
     subprocess.run(["ip", "netns", "add", FABRIC_NETNS], check=True, capture_output=True)
     try:
-        subprocess.run(["ovsdb-tool", "create", str(rundir / "conf.db"), OVS_SCHEMA], check=True,
+        subprocess.run(["ovsdb-tool", "create", str(ovs.rundir / "conf.db"), SCHEMA], check=True,
                        capture_output=True)
         in_ns = ["ip", "netns", "exec", FABRIC_NETNS]
-        procs.append(Proc("tor-ovsdb", [*in_ns, "ovsdb-server", str(rundir / "conf.db"), f"--remote=p{db}",
-                                        f"--unixctl={rundir}/ovsdb-server.ctl"], rundir / "ovsdb.log", env=env))
-        wait_for(lambda: (rundir / "db.sock").exists(), 10, "the fabric's ovsdb-server")
-        vsctl = ["ovs-vsctl", f"--db={db}", "--timeout=20"]
-        subprocess.run([*vsctl, "--no-wait", "init"], check=True, capture_output=True)
-        procs.append(Proc("tor-vswitchd", [*in_ns, "ovs-vswitchd", db, f"--unixctl={rundir}/ovs-vswitchd.ctl"],
-                          rundir / "vswitchd.log", env=env))
-        relay = rundir / "controller.sock"
+        procs.append(Proc("tor-ovsdb", [*in_ns, "ovsdb-server", str(ovs.rundir / "conf.db"),
+                                        f"--remote=p{ovs.db_socket}", f"--unixctl={ovs.rundir}/ovsdb-server.ctl"],
+                          ovs.rundir / "ovsdb.log", env=env))
+        wait_for(lambda: (ovs.rundir / "db.sock").exists(), 10, "the fabric's ovsdb-server")
+        ovs.vsctl("--no-wait", "init")
+        procs.append(Proc("tor-vswitchd", [*in_ns, "ovs-vswitchd", ovs.db_socket,
+                                           f"--unixctl={ovs.rundir}/ovs-vswitchd.ctl"],
+                          ovs.rundir / "vswitchd.log", env=env))
+        relay = ovs.rundir / "controller.sock"
         procs.append(_controller_relay(relay, of_port))
-        subprocess.run([*vsctl, "add-br", "tor", "--", "set", "bridge", "tor", "datapath_type=netdev",
-                        "fail-mode=secure", "protocols=OpenFlow13", f"other-config:datapath-id={TOR_DPID:016x}",
-                        "--", "set-controller", "tor", f"unix:{relay}"], check=True, capture_output=True, timeout=60)
+        ovs.vsctl("add-br", "tor", "--", "set", "bridge", "tor", "datapath_type=netdev", "fail-mode=secure",
+                  "protocols=OpenFlow13", f"other-config:datapath-id={TOR_DPID:016x}", "--",
+                  "set-controller", "tor", f"unix:{relay}")
 
         def plug(ifname: str) -> None:
-            subprocess.run([*vsctl, "add-port", "tor", ifname], check=True, capture_output=True, timeout=60)
+            ovs.vsctl("add-port", "tor", ifname)
         yield plug
     finally:
         for proc in reversed(procs):
@@ -248,8 +242,7 @@ def _streams(vms: list[dict], seconds: float) -> list[NumberedUdp]:
 
 def _links_of(rest_port: int, datapath_id: str) -> int:
     """How many of Floodlight's links start at the switch `datapath_id` (colon-separated hex)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{rest_port}/wm/topology/links/json", timeout=10) as r:
-        return sum(1 for link in json.loads(r.read()) if link["src-switch"] == datapath_id)
+    return sum(1 for link in _links(rest_port) if link["src-switch"] == datapath_id)
 
 
 def _migrations_elsewhere(url: str, vms: list[dict], pcaps: pathlib.Path, of_port: int, fl_rest: int) -> dict:
@@ -323,7 +316,7 @@ def _openflow_capture(pcap: pathlib.Path, port: int):
 def _machine_busy_seconds() -> float:
     """CPU time spent on this machine's cores (everything but idle and iowait) so far, in seconds."""
     fields = [int(v) for v in pathlib.Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return (sum(fields[:8]) - fields[3] - fields[4]) / 100.0
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def _host(workdir: pathlib.Path, i: int, uno: bool, of_port: int, procs: list[Proc]):
@@ -356,7 +349,7 @@ def _run(workdir: pathlib.Path, hosts: int, uno: bool) -> dict:
         setup_capture = contextlib.ExitStack()
         try:
             setup_capture.enter_context(_openflow_capture(workdir / "setup.pcap", of_port))
-            started, setup_cpu = time.monotonic(), _cpu_seconds(fl_pid)
+            started, setup_cpu = time.monotonic(), cpu_seconds(fl_pid)
             for i in range(hosts):
                 platform, agent_port = _host(workdir, i, uno, of_port, procs)
                 platforms.append(platform)
@@ -366,21 +359,21 @@ def _run(workdir: pathlib.Path, hosts: int, uno: bool) -> dict:
             _join_fabric(platforms, plug)
             vms = [_readdress(p, i) for i, p in enumerate(platforms)]
             links = _wait_for_links(fl_rest, hosts if uno else 2 * hosts)
-            up_s, setup_cpu = time.monotonic() - started, _cpu_seconds(fl_pid) - setup_cpu
+            up_s, setup_cpu = time.monotonic() - started, cpu_seconds(fl_pid) - setup_cpu
             setup_capture.close()
             available.append(_mem_available_mb())
             with _openflow_capture(workdir / "window.pcap", of_port):
-                window, cpu, busy = time.monotonic(), _cpu_seconds(fl_pid), _machine_busy_seconds()
+                window, cpu, busy = time.monotonic(), cpu_seconds(fl_pid), _machine_busy_seconds()
                 unreached = [i for i in range(hosts)
                              if not ping(vms[i]["netns"], vms[(i + 1) % hosts]["ip"], count=PINGS)]
                 time.sleep(max(0.0, WINDOW_S - (time.monotonic() - window)))
-                cpu, busy = _cpu_seconds(fl_pid) - cpu, _machine_busy_seconds() - busy
+                cpu, busy = cpu_seconds(fl_pid) - cpu, _machine_busy_seconds() - busy
                 window = time.monotonic() - window  # longer than WINDOW_S if the pings took longer
-            controller_rss = _rss_mb(fl_pid)
+            controller_rss = rss_bytes(fl_pid) / MB
             # a pair whose three pings all went unanswered tries again once the window is over: counted apart
             retried = [i for i in unreached if ping(vms[i]["netns"], vms[(i + 1) % hosts]["ip"], count=PINGS)]
             diagnosis = {i: _diagnose(fl_rest, vms, i, hosts) for i in unreached}
-            rss = {name: [round(_rss_mb(proc.pid), 1) for proc in procs if proc.name == name]
+            rss = {name: [round(rss_bytes(proc.pid) / MB, 1) for proc in procs if proc.name == name]
                    for name in ("oneswitch", "uno-agent") if uno}
             if uno and hosts >= 3:
                 migrations = _migrations_elsewhere(f"http://127.0.0.1:{agent_ports[0]}", vms, workdir, of_port,
