@@ -52,7 +52,7 @@ public final class OneSwitch implements AutoCloseable {
     private OneSwitch(Config config, Topology topology) {
         physical = new PhysicalSwitches(topology);
         north = new Northbound(group, transport, new Northbound.Limits(config.echoIntervalSec(), MAX_IDLE_PROBES,
-                config.backlogLimit(), config.maxPassive()));
+                config.backlogLimit(), config.maxPassive(), Northbound.Limits.TURN_NANOS));
         vs = new VirtualSwitch(config.datapathId(), config.tables(), topology, physical, north.notifier(),
                 System::nanoTime, (ms, task) -> loop.schedule(task, ms, TimeUnit.MILLISECONDS), config.remapGraceMs(),
                 config.maxRules());

@@ -3,6 +3,7 @@ package org.uno.oneswitch.endpoint;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -50,6 +51,12 @@ import org.uno.oneswitch.stats.Counts;
  * meanwhile the socket is not read, so a client
  * that does not read its replies cannot make OneSwitch queue more. A backlog past the limit closes
  * the connection, and so do the idle probes of a peer that neither reads nor writes.
+ *
+ * <p>Turns: the requests of one connection hold the event loop for at most {@link
+ * Northbound.Limits#turnNanos} at a time. The rest are held, the socket is not read, and they are
+ * taken up again in a task scheduled after the loop's next look at its sockets and timers. A bulk
+ * install thus leaves room for another controller's echo, the switches' replies and PACKET_INs,
+ * where one read of up to a megabyte of flow_mods would hold the loop for the whole of it.
  */
 final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ControllerConnection.class);
@@ -81,6 +88,10 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
     private boolean statsInProgress;
     private int barriersWaiting;
     private boolean overflowed;
+    /** When this turn of handling requests ends ({@link System#nanoTime}), or 0 outside a turn. */
+    private long turnEnds;
+    /** A resume is scheduled: the turn ended with requests held, and only the resume takes them up. */
+    private boolean resumeScheduled;
 
     ControllerConnection(Northbound north, boolean passive) {
         this.north = north;
@@ -257,11 +268,47 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
             onFirstMessage(m);
             return;
         }
-        if (!held.isEmpty() || paused()) {
+        if (!held.isEmpty() || paused() || turnOver()) {
             hold(m);
             return;
         }
         process(m);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (!resumeScheduled) {
+            turnEnds = 0;
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * Whether this turn has used its time (the first call of a turn begins it); when it has, the held
+     * requests are taken up by a resume scheduled for after the loop's next look at its sockets.
+     */
+    private boolean turnOver() {
+        long now = System.nanoTime();
+        if (turnEnds == 0) {
+            turnEnds = now + limits.turnNanos();
+            return false;
+        }
+        if (now - turnEnds < 0) {
+            return false;
+        }
+        if (!resumeScheduled) {
+            resumeScheduled = true;
+            // A scheduled task, not execute(): the loop runs what execute() queues before it reads its
+            // sockets again, and a turn that queued its own continuation would keep them waiting.
+            channel.eventLoop().schedule(this::resume, 0, TimeUnit.NANOSECONDS);
+        }
+        return true;
+    }
+
+    private void resume() {
+        resumeScheduled = false;
+        turnEnds = 0;
+        release();
     }
 
     /** Requests wait while a remap is applied, while the peer has not taken its replies, while many are made. */
@@ -319,13 +366,21 @@ final class ControllerConnection extends SimpleChannelInboundHandler<Object> {
             held.clear();
             return;
         }
+        if (resumeScheduled) {
+            return;  // this turn is over: the resume takes the held requests up
+        }
         while (!held.isEmpty()) {
             if (paused()) {
                 waitForGate();
+                turnEnds = 0;
+                return;
+            }
+            if (turnOver()) {
                 return;
             }
             process(held.poll());
         }
+        turnEnds = 0;
         if (!channel.config().isAutoRead() && !paused()) {
             channel.config().setAutoRead(true);
         }

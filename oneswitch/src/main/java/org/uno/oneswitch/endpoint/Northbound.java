@@ -50,9 +50,16 @@ public final class Northbound {
      * maxIdleProbes} unanswered probes before closing; {@code backlogBytes} queued for a peer that does
      * not read before closing (requests are no longer read past {@link #pauseBytes}); at most {@code
      * maxPassive} passive connections. The memory controllers can hold is about {@code (maxPassive +
-     * active) * backlogBytes}.
+     * active) * backlogBytes}. {@code turnNanos}: how long one connection's requests may hold the event
+     * loop before the rest of it (other connections, the switches' replies, timers) gets a turn.
      */
-    public record Limits(int idleSeconds, int maxIdleProbes, long backlogBytes, int maxPassive) {
+    public record Limits(int idleSeconds, int maxIdleProbes, long backlogBytes, int maxPassive, long turnNanos) {
+        /**
+         * The turn a connection's requests get: 2 ms, a fifth of the 10 ms a controller's echo or a
+         * PACKET_IN should wait at most, and about a hundred flow_mods once compiled.
+         */
+        public static final long TURN_NANOS = 2_000_000;
+
         /** The backlog past which a connection's requests wait (Netty's high-water mark too). */
         public int pauseBytes() {
             return (int) Math.min(1 << 20, backlogBytes / 4);

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.uno.oneswitch.testing.Fixtures.OF13;
 
 import java.util.List;
+import java.util.stream.LongStream;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 import org.junit.jupiter.api.Test;
@@ -116,6 +118,32 @@ class ControllerConnectionTest {
         assertEquals(OFControllerRole.ROLE_SLAVE, ((OFRoleReply) a.received().get(0)).getRole());
         a.send(OF13.buildFlowAdd().setXid(5).setMatch(OF13.buildMatch().build()).build());
         assertEquals(OFBadRequestCode.IS_SLAVE, ((OFBadRequestErrorMsg) onlyError(a.received(), 5)).getCode());
+    }
+
+    @Test
+    void aTurnThatHasUsedItsTimeLeavesTheRestForLaterInOrder() throws Exception {
+        Harness.Conn quick = new Harness(1000, 0).connect(false, true);
+        Harness.Conn usual = h.connect(false, true);
+        for (Harness.Conn c : List.of(quick, usual)) {
+            // fired straight into the pipeline: the embedded channel runs no task of its own meanwhile
+            c.ch.pipeline().fireChannelRead(echoes(20));
+            c.ch.pipeline().fireChannelReadComplete();
+        }
+        // a zero budget: one request in this turn, the socket no longer read, the rest for a task scheduled
+        // behind the loop's next look at its sockets; 20 echoes are well within the usual 2 ms
+        assertFalse(quick.ch.config().isAutoRead());
+        assertTrue(usual.ch.config().isAutoRead());
+        List<Long> xids = quick.received().stream().map(OFMessage::getXid).toList();
+        assertEquals(LongStream.rangeClosed(1, 20).boxed().toList(), xids);
+        assertTrue(quick.ch.config().isAutoRead());
+    }
+
+    private static ByteBuf echoes(int n) {
+        ByteBuf batch = Unpooled.buffer();
+        for (int xid = 1; xid <= n; xid++) {
+            OF13.buildEchoRequest().setXid(xid).setData(new byte[0]).build().writeTo(batch);
+        }
+        return batch;
     }
 
     /** HELLOs with a version bitmap. */

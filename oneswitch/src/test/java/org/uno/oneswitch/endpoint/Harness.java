@@ -25,8 +25,7 @@ final class Harness {
     private static final OFMessageReader<OFMessage> READER = OFFactories.getGenericReader();
 
     final RecordingNetwork net = new RecordingNetwork(Fixtures.topology(1));
-    final Northbound north = new Northbound(null, org.uno.oneswitch.codec.Transport.nio(),
-            new Northbound.Limits(5, 3, 16 << 20, 64));
+    final Northbound north;
     long now = 1_000_000_000L;
     /** Tasks scheduled on the virtual switch's timers, run by {@link #runTimers()}. */
     final List<Runnable> timers = new ArrayList<>();
@@ -38,6 +37,13 @@ final class Harness {
 
     /** A harness whose virtual switch holds at most {@code maxRules} virtual rules. */
     Harness(int maxRules) throws Exception {
+        this(maxRules, Northbound.Limits.TURN_NANOS);
+    }
+
+    /** A harness whose connections' requests get turns of {@code turnNanos} on the event loop. */
+    Harness(int maxRules, long turnNanos) throws Exception {
+        north = new Northbound(null, org.uno.oneswitch.codec.Transport.nio(),
+                new Northbound.Limits(5, 3, 16 << 20, 64, turnNanos));
         vs = new VirtualSwitch(DatapathId.of(0xabcL), 8, Fixtures.topology(1), net, north.notifier(), () -> now,
                 (ms, task) -> timers.add(task), 1000, maxRules);
         north.serve(vs, net, new Northbound.Identity("UNO", "hw", "sw", "serial", "dp"));
