@@ -10,13 +10,13 @@ import org.uno.oneswitch.model.RuleKey;
 /**
  * One flow entry something needs on one physical switch (ports are physical).
  *
- * @param switchId     the physical switch (platform id)
- * @param key          table, priority and match on that switch
+ * @param physicalKey  the physical switch (platform id) and the table, priority and match on it; kept
+ *                     whole, so that the plan's index of entries shares it rather than making its own
  * @param instructions what the entry does
  * @param role         what the entry is for
  * @param tag          the flow-id tag the entry matches (delivery entries), else 0
  */
-public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instructions, Role role, int tag) {
+public record PhysicalRule(PhysicalKey physicalKey, List<Instruction> instructions, Role role, int tag) {
     /** What a physical entry is for. */
     public enum Role {
         /** A virtual rule on a switch where its packets enter: its counters are the virtual rule's. */
@@ -30,19 +30,28 @@ public record PhysicalRule(String switchId, RuleKey key, List<Instruction> instr
     }
 
     public PhysicalRule {
-        Objects.requireNonNull(switchId, "switchId");
-        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(physicalKey, "physicalKey");
         instructions = InstructionLists.of(instructions);
         Objects.requireNonNull(role, "role");
     }
 
-    /** The switch and key that identify this entry among all physical entries. */
-    public PhysicalKey physicalKey() {
-        return new PhysicalKey(switchId, key);
+    /** An entry on {@code switchId} with {@code key} (table, priority, match). */
+    public PhysicalRule(String switchId, RuleKey key, List<Instruction> instructions, Role role, int tag) {
+        this(new PhysicalKey(switchId, key), instructions, role, tag);
+    }
+
+    /** The physical switch (platform id). */
+    public String switchId() {
+        return physicalKey.switchId();
+    }
+
+    /** Table, priority and match on the switch. */
+    public RuleKey key() {
+        return physicalKey.key();
     }
 
     @Override
     public String toString() {
-        return switchId + ":" + key + " -> " + instructions + " (" + role + (tag != 0 ? ", tag " + tag : "") + ")";
+        return physicalKey + " -> " + instructions + " (" + role + (tag != 0 ? ", tag " + tag : "") + ")";
     }
 }

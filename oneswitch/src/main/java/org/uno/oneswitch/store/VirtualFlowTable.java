@@ -3,11 +3,12 @@ package org.uno.oneswitch.store;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.RuleKey;
@@ -21,7 +22,7 @@ import org.uno.oneswitch.model.VirtualRule;
  */
 public final class VirtualFlowTable {
     private final Map<RuleKey, VirtualRule> byKey = new LinkedHashMap<>();
-    private final Map<Long, VirtualRule> byId = new HashMap<>();
+    private final Long2ObjectOpenHashMap<VirtualRule> byId = new Long2ObjectOpenHashMap<>();
     /** The rules with an idle or hard timeout, by id: the once-a-second expiry looks only at these. */
     private final Map<Long, VirtualRule> timed = new LinkedHashMap<>();
     private final int[] perTable = new int[256];

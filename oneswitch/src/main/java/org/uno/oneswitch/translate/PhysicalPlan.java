@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Action;
@@ -45,8 +47,11 @@ public final class PhysicalPlan {
     public static final long SEALED_COOKIE_BIT = 1L << 48;
     private static final long COOKIE_MASK = (1L << 48) - 1;
 
-    /** A planned entry's content (who holds it is in {@link #flowHolders}). */
-    private record FlowEntry(List<Instruction> instructions, U64 cookie, int tag) {
+    /** A planned entry's content (who holds it is in {@link #flowHolders}); the cookie unboxed, as it is kept. */
+    private record FlowEntry(List<Instruction> instructions, long cookie, int tag) {
+        U64 u64() {
+            return U64.of(cookie);
+        }
     }
 
     private final TagSpace tags;
@@ -54,7 +59,7 @@ public final class PhysicalPlan {
     private final Holders<PhysicalKey> flowHolders = new Holders<>();
     private final Map<PhysicalGroup.GroupKey, PhysicalGroup> groups = new HashMap<>();
     private final Holders<PhysicalGroup.GroupKey> groupHolders = new Holders<>();
-    private final Map<U64, PhysicalKey> byCookie = new HashMap<>();
+    private final Long2ObjectOpenHashMap<PhysicalKey> byCookie = new Long2ObjectOpenHashMap<>();
     private final Map<Owner, Translation> byOwner = new HashMap<>();
     /** One object per entry that several owners hold, which their translations share. */
     private final Map<PhysicalKey, PhysicalRule> sharedFlows = new HashMap<>();
@@ -162,7 +167,7 @@ public final class PhysicalPlan {
     private PlanDiff retire(PlanDiff diff, Owner owner, List<Translation> given) {
         List<PhysicalRule> keptFlows = new ArrayList<>();
         for (PhysicalChange c : diff.flowDeletes()) {
-            putFlow(c.key(), new FlowEntry(c.instructions(), c.cookie(), c.tag()));
+            putFlow(c.key(), new FlowEntry(c.instructions(), c.cookie().getValue(), c.tag()));
             flowHolders.add(c.key(), owner, c.role());
             keptFlows.add(new PhysicalRule(c.key().switchId(), c.key().key(), c.instructions(), c.role(), c.tag()));
         }
@@ -202,7 +207,7 @@ public final class PhysicalPlan {
         List<InstalledEntry> out = new ArrayList<>();
         for (Map.Entry<PhysicalKey, FlowEntry> e : flows.entrySet()) {
             if (e.getKey().switchId().equals(switchId)) {
-                out.add(new InstalledEntry(e.getKey(), e.getValue().instructions(), e.getValue().cookie()));
+                out.add(new InstalledEntry(e.getKey(), e.getValue().instructions(), e.getValue().u64()));
             }
         }
         return out;
@@ -226,19 +231,19 @@ public final class PhysicalPlan {
     /** The cookie of the planned entry {@code key}. */
     public Optional<U64> cookieOf(PhysicalKey key) {
         FlowEntry e = flows.get(key);
-        return e == null ? Optional.empty() : Optional.of(e.cookie());
+        return e == null ? Optional.empty() : Optional.of(e.u64());
     }
 
     /** The planned entry with {@code cookie}. */
     public Optional<InstalledEntry> entryOf(U64 cookie) {
-        PhysicalKey key = byCookie.get(cookie);
+        PhysicalKey key = byCookie.get(cookie.getValue());
         return key == null ? Optional.empty()
                 : Optional.of(new InstalledEntry(key, flows.get(key).instructions(), cookie));
     }
 
     /** Who needs the entry with {@code cookie} (empty for an unknown cookie). */
     public List<Owner> ownersOf(U64 cookie) {
-        PhysicalKey key = byCookie.get(cookie);
+        PhysicalKey key = byCookie.get(cookie.getValue());
         return key == null ? List.of() : flowHolders.owners(key);
     }
 
@@ -263,7 +268,7 @@ public final class PhysicalPlan {
         for (PhysicalRule r : translationOf(Owner.rule(ruleId)).flows()) {
             if (r.role() == PhysicalRule.Role.COUNTING) {
                 FlowEntry e = flows.get(r.physicalKey());
-                out.add(new InstalledEntry(r.physicalKey(), e.instructions(), e.cookie()));
+                out.add(new InstalledEntry(r.physicalKey(), e.instructions(), e.u64()));
             }
         }
         return out;
@@ -271,7 +276,7 @@ public final class PhysicalPlan {
 
     /** The virtual rule an entry with {@code cookie} counts for. */
     public Optional<Long> countingOwner(U64 cookie) {
-        PhysicalKey key = byCookie.get(cookie);
+        PhysicalKey key = byCookie.get(cookie.getValue());
         return key == null ? Optional.empty() : flowHolders.countingRule(key);
     }
 
@@ -282,10 +287,10 @@ public final class PhysicalPlan {
      */
     public boolean adoptCookie(PhysicalKey key, U64 cookie) {
         FlowEntry e = flows.get(key);
-        if (e == null || byCookie.containsKey(cookie) || (cookie.getValue() & ~COOKIE_MASK) != COOKIE_TAG) {
+        if (e == null || byCookie.containsKey(cookie.getValue()) || (cookie.getValue() & ~COOKIE_MASK) != COOKIE_TAG) {
             return false;
         }
-        putFlow(key, new FlowEntry(e.instructions(), cookie, e.tag()));
+        putFlow(key, new FlowEntry(e.instructions(), cookie.getValue(), e.tag()));
         nextCookie = Math.max(nextCookie, (cookie.getValue() & COOKIE_MASK) + 1);
         return true;
     }
@@ -339,8 +344,8 @@ public final class PhysicalPlan {
             flowHolders.dropRetired(key);
         }
         if (e == null || !e.instructions().equals(r.instructions()) || e.tag() != r.tag()) {
-            U64 cookie = e != null ? e.cookie() : old != null ? old.cookie()
-                    : U64.of((sealed(r.instructions()) ? SEALED_COOKIE_TAG : COOKIE_TAG) | nextCookie++);
+            long cookie = e != null ? e.cookie() : old != null ? old.cookie()
+                    : (sealed(r.instructions()) ? SEALED_COOKIE_TAG : COOKIE_TAG) | nextCookie++;
             putFlow(key, new FlowEntry(r.instructions(), cookie, r.tag()));
         }
         flowHolders.add(key, owner, r.role());
@@ -494,6 +499,6 @@ public final class PhysicalPlan {
 
     private PhysicalChange change(PhysicalChange.Kind kind, PhysicalKey key, FlowEntry e, PhysicalRule.Role gone) {
         PhysicalRule.Role role = gone != null ? gone : flowHolders.role(key).orElse(PhysicalRule.Role.COUNTING);
-        return new PhysicalChange(kind, key, e.instructions(), e.cookie(), role, e.tag());
+        return new PhysicalChange(kind, key, e.instructions(), e.u64(), role, e.tag());
     }
 }
