@@ -36,50 +36,67 @@ sealed interface OwnerRoles {
     /** The role the owner that came first gives. */
     PhysicalRule.Role firstRole();
 
+    /** One owner holding with {@code role}: a rule's kept by its id alone, so that no Owner is kept per rule. */
     static OwnerRoles of(Owner owner, PhysicalRule.Role role) {
-        return new Sole(owner, role);
+        return owner.kind() == Owner.Kind.RULE ? new SoleRule(owner.id(), role) : new Sole(owner, role);
     }
 
-    record Sole(Owner owner, PhysicalRule.Role role) implements OwnerRoles {
+    /** The set of one owner. */
+    sealed interface One extends OwnerRoles {
+        Owner owner();
+
+        PhysicalRule.Role role();
+
         @Override
-        public OwnerRoles with(Owner o, PhysicalRule.Role r) {
-            if (o.equals(owner)) {
-                return new Sole(o, r);
+        default OwnerRoles with(Owner o, PhysicalRule.Role r) {
+            if (o.equals(owner())) {
+                return of(o, r);
             }
             Shared s = new Shared();
-            s.roles.put(owner, role);
+            s.roles.put(owner(), role());
             s.roles.put(o, r);
             return s;
         }
 
         @Override
-        public OwnerRoles without(Owner o) {
-            return o.equals(owner) ? null : this;
+        default OwnerRoles without(Owner o) {
+            return o.equals(owner()) ? null : this;
         }
 
         @Override
-        public OwnerRoles withFirst(Owner o, PhysicalRule.Role r) {
-            return o.equals(owner) ? new Sole(o, r) : new Sole(o, r).with(owner, role);
+        default OwnerRoles withFirst(Owner o, PhysicalRule.Role r) {
+            return o.equals(owner()) ? of(o, r) : of(o, r).with(owner(), role());
         }
 
         @Override
-        public PhysicalRule.Role roleOf(Owner o) {
-            return o.equals(owner) ? role : null;
+        default PhysicalRule.Role roleOf(Owner o) {
+            return o.equals(owner()) ? role() : null;
         }
 
         @Override
-        public Map<Owner, PhysicalRule.Role> asMap() {
-            return Map.of(owner, role);
+        default Map<Owner, PhysicalRule.Role> asMap() {
+            return Map.of(owner(), role());
         }
 
         @Override
-        public Owner firstOwner() {
-            return owner;
+        default Owner firstOwner() {
+            return owner();
         }
 
         @Override
-        public PhysicalRule.Role firstRole() {
-            return role;
+        default PhysicalRule.Role firstRole() {
+            return role();
+        }
+    }
+
+    record Sole(Owner owner, PhysicalRule.Role role) implements One {
+    }
+
+    /** A rule as the one owner, by its id. */
+    record SoleRule(long rule, PhysicalRule.Role role) implements One {
+        @Override
+        public Owner owner() {
+            return Owner.rule(rule);
         }
     }
 

@@ -60,7 +60,7 @@ public final class PhysicalPlan {
     private final Map<PhysicalGroup.GroupKey, PhysicalGroup> groups = new HashMap<>();
     private final Holders<PhysicalGroup.GroupKey> groupHolders = new Holders<>();
     private final Long2ObjectOpenHashMap<PhysicalKey> byCookie = new Long2ObjectOpenHashMap<>();
-    private final Map<Owner, Translation> byOwner = new HashMap<>();
+    private final Translations byOwner = new Translations();
     /** One object per entry that several owners hold, which their translations share. */
     private final Map<PhysicalKey, PhysicalRule> sharedFlows = new HashMap<>();
     private long nextCookie = 1;
@@ -220,12 +220,13 @@ public final class PhysicalPlan {
 
     /** What {@code owner} needs (empty when nothing). */
     public Translation translationOf(Owner owner) {
-        return byOwner.getOrDefault(owner, Translation.EMPTY);
+        Translation t = byOwner.get(owner);
+        return t == null ? Translation.EMPTY : t;
     }
 
     /** The owners that have a translation, retirements included. */
     public Collection<Owner> owners() {
-        return List.copyOf(byOwner.keySet());
+        return byOwner.owners();
     }
 
     /** The cookie of the planned entry {@code key}. */
