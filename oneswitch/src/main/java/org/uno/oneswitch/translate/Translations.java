@@ -8,23 +8,28 @@ import java.util.Map;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.longs.LongIterator;
 
+import org.uno.oneswitch.plan.PhysicalRule;
+
 /**
  * Owner -> translation. Nearly every owner is a virtual rule, whose translation is kept by the rule's
  * id unboxed, so that no key object (and no map entry object) is kept per rule for the collector to
- * copy; the few other owners are in an ordinary map.
+ * copy, and a translation of one entry and no group, the usual one, as that entry alone; the few
+ * other owners are in an ordinary map.
  */
 final class Translations {
-    private final Long2ObjectOpenHashMap<Translation> rules = new Long2ObjectOpenHashMap<>();
+    /** Rule id -> its {@link Translation}, or its one {@link PhysicalRule}. */
+    private final Long2ObjectOpenHashMap<Object> rules = new Long2ObjectOpenHashMap<>();
     private final Map<Owner, Translation> others = new HashMap<>();
 
     /** {@code owner}'s translation, or null. */
     Translation get(Owner owner) {
-        return owner.kind() == Owner.Kind.RULE ? rules.get(owner.id()) : others.get(owner);
+        return owner.kind() == Owner.Kind.RULE ? translation(rules.get(owner.id())) : others.get(owner);
     }
 
     void put(Owner owner, Translation t) {
         if (owner.kind() == Owner.Kind.RULE) {
-            rules.put(owner.id(), t);
+            List<PhysicalRule> flows = t.flows();
+            rules.put(owner.id(), flows.size() == 1 && t.groups().isEmpty() ? flows.get(0) : t);
         } else {
             others.put(owner, t);
         }
@@ -32,7 +37,11 @@ final class Translations {
 
     /** Removes {@code owner}'s translation and returns it, or null. */
     Translation remove(Owner owner) {
-        return owner.kind() == Owner.Kind.RULE ? rules.remove(owner.id()) : others.remove(owner);
+        return owner.kind() == Owner.Kind.RULE ? translation(rules.remove(owner.id())) : others.remove(owner);
+    }
+
+    private static Translation translation(Object kept) {
+        return kept instanceof PhysicalRule one ? new Translation(List.of(one), List.of()) : (Translation) kept;
     }
 
     /** The owners, as a copy. */
