@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -33,13 +34,38 @@ public final class FlowMatch {
     /** The match that selects every packet. */
     public static final FlowMatch ANY = new FlowMatch(NONE);
 
-    /** Canonical OXMs sorted by field (matches have a handful of fields: arrays beat maps here). */
-    private final OFOxm<?>[] fields;
+    /*
+     * Canonical OXMs sorted by field (matches have a handful of fields: arrays beat maps here). The
+     * first two are fields of their own, as most matches have at most two (a rule keeps two matches,
+     * and an array each would be two more objects for the collector to copy); the rest are in more.
+     */
+    private final OFOxm<?> first;    // null when there is none
+    private final OFOxm<?> second;   // null when there are fewer than two
+    private final OFOxm<?>[] more;   // the third on, or NONE
     private final int hash;
 
     private FlowMatch(OFOxm<?>[] sortedFields) {
-        this.fields = sortedFields;
+        int n = sortedFields.length;
+        this.first = n > 0 ? sortedFields[0] : null;
+        this.second = n > 1 ? sortedFields[1] : null;
+        this.more = n > 2 ? Arrays.copyOfRange(sortedFields, 2, n) : NONE;
         this.hash = Arrays.hashCode(sortedFields);
+    }
+
+    private int size() {
+        return first == null ? 0 : second == null ? 1 : 2 + more.length;
+    }
+
+    private OFOxm<?> field(int i) {
+        return i == 0 ? first : i == 1 ? second : more[i - 2];
+    }
+
+    private OFOxm<?>[] fields() {
+        OFOxm<?>[] out = new OFOxm<?>[size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = field(i);
+        }
+        return out;
     }
 
     /**
@@ -77,14 +103,14 @@ public final class FlowMatch {
 
     /** The OXMs of this match, in field order. */
     public List<OFOxm<?>> oxms() {
-        return List.of(fields);
+        return List.of(fields());
     }
 
     /** The field types this match constrains. */
     public Set<MatchFields> fieldTypes() {
         Set<MatchFields> out = EnumSet.noneOf(MatchFields.class);
-        for (OFOxm<?> o : fields) {
-            out.add(o.getMatchField().id);
+        for (int i = 0, n = size(); i < n; i++) {
+            out.add(field(i).getMatchField().id);
         }
         return out;
     }
@@ -98,7 +124,8 @@ public final class FlowMatch {
     }
 
     private OFOxm<?> find(MatchFields field) {
-        for (OFOxm<?> o : fields) {
+        for (int i = 0, n = size(); i < n; i++) {
+            OFOxm<?> o = field(i);
             if (o.getMatchField().id == field) {
                 return o;
             }
@@ -133,8 +160,8 @@ public final class FlowMatch {
 
     /** The fields of this match that are in {@code kept}, as a match of their own. */
     public FlowMatch only(Set<MatchFields> kept) {
-        List<OFOxm<?>> list = new ArrayList<>(fields.length);
-        for (OFOxm<?> o : fields) {
+        List<OFOxm<?>> list = new ArrayList<>(size());
+        for (OFOxm<?> o : fields()) {
             if (kept.contains(o.getMatchField().id)) {
                 list.add(o);
             }
@@ -143,8 +170,8 @@ public final class FlowMatch {
     }
 
     private List<OFOxm<?>> copyWithout(Set<MatchFields> removed) {
-        List<OFOxm<?>> list = new ArrayList<>(fields.length + 1);
-        for (OFOxm<?> o : fields) {
+        List<OFOxm<?>> list = new ArrayList<>(size() + 1);
+        for (OFOxm<?> o : fields()) {
             if (!removed.contains(o.getMatchField().id)) {
                 list.add(o);
             }
@@ -157,7 +184,8 @@ public final class FlowMatch {
      * non-strict flow_mod and flow-stats filter semantics, field by field).
      */
     public boolean covers(FlowMatch narrower) {
-        for (OFOxm<?> wide : fields) {
+        for (int i = 0, n = size(); i < n; i++) {
+            OFOxm<?> wide = field(i);
             OFOxm<?> other = narrower.find(wide.getMatchField().id);
             if (other == null || !covers(wide, other)) {
                 return false;
@@ -172,7 +200,8 @@ public final class FlowMatch {
      * no packet exists, never false where one does).
      */
     public boolean overlaps(FlowMatch other) {
-        for (OFOxm<?> a : fields) {
+        for (int i = 0, n = size(); i < n; i++) {
+            OFOxm<?> a = field(i);
             OFOxm<?> b = other.find(a.getMatchField().id);
             if (b != null && !overlaps(a, b)) {
                 return false;
@@ -210,7 +239,8 @@ public final class FlowMatch {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof FlowMatch m && hash == m.hash && Arrays.equals(fields, m.fields);
+        return o instanceof FlowMatch m && hash == m.hash && Objects.equals(first, m.first)
+                && Objects.equals(second, m.second) && Arrays.equals(more, m.more);
     }
 
     @Override
@@ -220,10 +250,10 @@ public final class FlowMatch {
 
     @Override
     public String toString() {
-        if (fields.length == 0) {
+        if (first == null) {
             return "any";
         }
-        return Arrays.stream(fields).map(FlowMatch::describe).collect(Collectors.joining(","));
+        return Arrays.stream(fields()).map(FlowMatch::describe).collect(Collectors.joining(","));
     }
 
     private static String describe(OFOxm<?> oxm) {
