@@ -16,7 +16,10 @@ import org.projectfloodlight.openflow.types.U64;
  */
 public final class VirtualRule {
     private final long id;
-    private final RuleKey key;
+    // the key's parts kept flat (a RuleKey here would be one more object per rule for the collector to copy)
+    private final int table;
+    private final int priority;
+    private final FlowMatch match;
     private final List<Instruction> instructions;
     private final long cookie;  // a U64 per rule costs an object; made on the (rare) read
     private final Set<OFFlowModFlags> flags;
@@ -26,7 +29,9 @@ public final class VirtualRule {
 
     private VirtualRule(Builder b) {
         this.id = b.id;
-        this.key = new RuleKey(b.table, b.priority, b.match);
+        this.table = b.table;
+        this.priority = b.priority;
+        this.match = b.match;
         this.instructions = InstructionLists.of(b.instructions);
         this.cookie = b.cookie.getValue();
         this.flags = b.flags.isEmpty() ? Set.of() : Set.copyOf(b.flags);
@@ -43,9 +48,9 @@ public final class VirtualRule {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.id = id;
-        b.table = key.table();
-        b.priority = key.priority();
-        b.match = key.match();
+        b.table = table;
+        b.priority = priority;
+        b.match = match;
         b.instructions = instructions;
         b.cookie = U64.of(cookie);
         b.flags = flags.isEmpty() ? EnumSet.noneOf(OFFlowModFlags.class) : EnumSet.copyOf(flags);
@@ -59,20 +64,26 @@ public final class VirtualRule {
         return id;
     }
 
+    /** Table, priority and match (made when asked). */
     public RuleKey key() {
-        return key;
+        return new RuleKey(table, priority, match);
+    }
+
+    /** Whether this rule's key is {@code other}'s. */
+    public boolean sameKey(VirtualRule other) {
+        return table == other.table && priority == other.priority && match.equals(other.match);
     }
 
     public int table() {
-        return key.table();
+        return table;
     }
 
     public int priority() {
-        return key.priority();
+        return priority;
     }
 
     public FlowMatch match() {
-        return key.match();
+        return match;
     }
 
     public List<Instruction> instructions() {
@@ -106,7 +117,7 @@ public final class VirtualRule {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof VirtualRule r && id == r.id && key.equals(r.key)
+        return o instanceof VirtualRule r && id == r.id && sameKey(r)
                 && instructions.equals(r.instructions) && cookie == r.cookie && flags.equals(r.flags)
                 && idleTimeout == r.idleTimeout && hardTimeout == r.hardTimeout
                 && installedNanos == r.installedNanos;
@@ -114,12 +125,12 @@ public final class VirtualRule {
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, key, instructions, cookie);
+        return Objects.hash(id, key(), instructions, cookie);
     }
 
     @Override
     public String toString() {
-        return "vrule#" + id + "{" + key + ",cookie=" + cookie() + ",instructions=" + instructions + "}";
+        return "vrule#" + id + "{" + key() + ",cookie=" + cookie() + ",instructions=" + instructions + "}";
     }
 
     /** Validating builder of {@link VirtualRule}. */

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.longs.Long2ObjectLinkedOpenHashMap;
 
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.RuleKey;
@@ -21,8 +21,9 @@ import org.uno.oneswitch.model.VirtualRule;
  * Holds state only; OpenFlow's add/modify/delete semantics are decided in the core.
  */
 public final class VirtualFlowTable {
-    private final Map<RuleKey, VirtualRule> byKey = new LinkedHashMap<>();
-    private final Long2ObjectOpenHashMap<VirtualRule> byId = new Long2ObjectOpenHashMap<>();
+    private final RulesByKey byKey = new RulesByKey();
+    /** By id, in installation order (a replacement with the same key keeps its place). */
+    private final Long2ObjectLinkedOpenHashMap<VirtualRule> byId = new Long2ObjectLinkedOpenHashMap<>();
     /** The rules with an idle or hard timeout, by id: the once-a-second expiry looks only at these. */
     private final Map<Long, VirtualRule> timed = new LinkedHashMap<>();
     private final int[] perTable = new int[256];
@@ -61,8 +62,8 @@ public final class VirtualFlowTable {
     public void put(VirtualRule r) {
         VirtualRule old = byId.get(r.id());
         listener.ruleChanged(r.id(), old);
-        if (old != null && old.key().equals(r.key())) {
-            byKey.put(r.key(), r);
+        if (old != null && old.sameKey(r)) {
+            byKey.put(r);
             byId.put(r.id(), r);
             indexTimeouts(r);
             return;
@@ -74,7 +75,7 @@ public final class VirtualFlowTable {
         if (sameKey != null) {
             remove(sameKey.id());
         }
-        byKey.put(r.key(), r);
+        byKey.put(r);
         byId.put(r.id(), r);
         indexTimeouts(r);
         perTable[r.table()]++;
@@ -94,7 +95,7 @@ public final class VirtualFlowTable {
         if (r != null) {
             listener.ruleChanged(id, r);
             byId.remove(id);
-            byKey.remove(r.key());
+            byKey.remove(r);
             timed.remove(id);
             perTable[r.table()]--;
         }
@@ -107,7 +108,7 @@ public final class VirtualFlowTable {
             return r != null && filter.selects(r) ? List.of(r) : List.of();
         }
         List<VirtualRule> out = new ArrayList<>();
-        for (VirtualRule r : byKey.values()) {
+        for (VirtualRule r : byId.values()) {
             if (filter.selects(r)) {
                 out.add(r);
             }
@@ -118,7 +119,7 @@ public final class VirtualFlowTable {
 
     /** Every rule, in installation order. */
     public Collection<VirtualRule> all() {
-        return Collections.unmodifiableCollection(byKey.values());
+        return Collections.unmodifiableCollection(byId.values());
     }
 
     /** The rules with an idle or hard timeout, in installation order. */
