@@ -18,7 +18,6 @@ import org.uno.oneswitch.model.VirtualRule;
 final class RulesByKey {
     /** Key hash -> the rule, or an array of the rules whose keys have that hash. */
     private final Long2ObjectOpenHashMap<Object> byHash = new Long2ObjectOpenHashMap<>();
-    private int size;
 
     /** The rule with {@code key}, or null. */
     VirtualRule get(RuleKey key) {
@@ -46,13 +45,11 @@ final class RulesByKey {
         Object filed = byHash.get(hash);
         if (filed == null) {
             byHash.put(hash, rule);
-            size++;
         } else if (filed instanceof VirtualRule r) {
             if (r.sameKey(rule)) {
                 byHash.put(hash, rule);
             } else {
                 byHash.put(hash, new VirtualRule[] {r, rule});
-                size++;
             }
         } else {
             VirtualRule[] rules = (VirtualRule[]) filed;
@@ -65,7 +62,6 @@ final class RulesByKey {
             VirtualRule[] more = Arrays.copyOf(rules, rules.length + 1);
             more[rules.length] = rule;
             byHash.put(hash, more);
-            size++;
         }
     }
 
@@ -76,7 +72,6 @@ final class RulesByKey {
         if (filed instanceof VirtualRule r) {
             if (r.sameKey(rule)) {
                 byHash.remove(hash);
-                size--;
             }
         } else if (filed != null) {
             VirtualRule[] rules = (VirtualRule[]) filed;
@@ -86,14 +81,9 @@ final class RulesByKey {
                     System.arraycopy(rules, 0, rest, 0, i);
                     System.arraycopy(rules, i + 1, rest, i, rest.length - i);
                     byHash.put(hash, rest.length == 1 ? rest[0] : rest);
-                    size--;
                     return;
                 }
             }
         }
-    }
-
-    int size() {
-        return size;
     }
 }

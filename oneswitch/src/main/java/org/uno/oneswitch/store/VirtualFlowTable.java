@@ -133,6 +133,6 @@ public final class VirtualFlowTable {
     }
 
     public int size() {
-        return byKey.size();
+        return byId.size();
     }
 }
