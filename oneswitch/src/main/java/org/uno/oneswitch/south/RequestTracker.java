@@ -40,11 +40,19 @@ final class RequestTracker {
      * controller streaming without barriers) the oldest are dropped and their errors only logged.
      */
     private static final int MAX_ERROR_LISTENERS = 1 << 16;
+    /**
+     * Messages with an error listener after which a barrier goes out unasked. A listener keeps its whole
+     * request (the controller's message, the change to undo) until a barrier reply covers it; in a stream
+     * without barriers tens of thousands of them survived young collections, which copied each of them
+     * several times, and that copying was most of a bulk install's collector pauses.
+     */
+    static final int LISTENERS_PER_BARRIER = 256;
 
     private final DeferredFlush out;
     private final Supplier<String> name;
     private long nextXid = 1;
     private boolean dirty;
+    private int listenersSinceBarrier;
     private CompletableFuture<Void> lastBarrier = CompletableFuture.completedFuture(null);
     private final Map<Long, Pending> pending = new HashMap<>();
     private final LinkedHashMap<Long, PhysicalNetwork.ErrorListener> errorListeners = new LinkedHashMap<>();
@@ -83,6 +91,9 @@ final class RequestTracker {
                 it.next();
                 it.remove();
             }
+            if (++listenersSinceBarrier >= LISTENERS_PER_BARRIER) {
+                barrier();
+            }
         }
     }
 
@@ -96,6 +107,7 @@ final class RequestTracker {
     CompletableFuture<Void> barrier() {
         if (dirty) {
             dirty = false;
+            listenersSinceBarrier = 0;
             CompletableFuture<Void> b = new CompletableFuture<>();
             long xid = nextXid++;
             out.write(OF13.buildBarrierRequest().setXid(xid).build());
