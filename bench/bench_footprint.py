@@ -13,9 +13,10 @@ Mixes (virtual ports 1, 2 = the host's VMs, 3 = the sNIC's wire port):
 - crossing: in_port=1 -> output 3: an entry on the host, a shared delivery on the sNIC;
 - wildcard_ingress: any in_port, eth_dst=n -> output 2: an entry on every switch a packet may enter.
 
-JVM settings: `default` (no options: the JVM's own heap sizing and collector, which issue 18 asks
-OneSwitch to run with), `shenandoah` (a concurrent collector, whose pauses stay under 1 ms here: what stalls
-then is the event loop's own work) and `tuned` (uno_harness.oneswitch.JVM_OPTIONS, what the tests use today).
+JVM settings: `default` (no options: the JVM's own heap sizing and collector, as OneSwitch runs and as issue 18
+asks), `shenandoah` (a concurrent collector, whose pauses stay under 1 ms here: what stalls then is the event
+loop's own work) and `tuned` (the throughput collector with a 1 GB young generation, what the tests ran with
+until 2026-11-28).
 The peer of the stall count is org.uno.oneswitch.bench.TickWatch: the same tick on an idle event loop of
 its own JVM, during the same install.
 """
@@ -34,14 +35,13 @@ from uno_oneswitch.ofclient import OfClient
 from bench.bench_oneswitch import Stack, clear_rules, environment, flow_mod_client
 from bench.quantile import quantile
 from uno_harness.attacks import rss_bytes
-from uno_harness.oneswitch import JAR, JVM_OPTIONS, build_jar
+from uno_harness.oneswitch import JAR, build_jar
 from uno_harness.processes import Proc, free_port, wait_for
 
 MIXES = {"local": ("1", 2), "crossing": ("1", 3), "wildcard_ingress": ("any", 2)}
 SIZES = (10_000, 100_000)
-# default: no options; shenandoah: a concurrent collector (pauses under 1 ms here), to tell the collector's stalls
-# from the event loop's own work; tuned: what the tests use today
-JVMS = {"default": (), "shenandoah": ("-XX:+UseShenandoahGC",), "tuned": JVM_OPTIONS}
+JVMS = {"default": (), "shenandoah": ("-XX:+UseShenandoahGC",),
+        "tuned": ("-XX:+UseParallelGC", "-Xmn1g", "-Xmx2g", "-XX:MaxDirectMemorySize=1g")}
 ECHO_EVERY_S = 0.001
 TARGET_RSS_MB = 256
 TARGET_STALL_MS = 10

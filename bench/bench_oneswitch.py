@@ -45,7 +45,7 @@ from uno_oneswitch.ofclient import OfClient
 
 import uno_platform
 from uno_harness import killcheck
-from uno_harness.oneswitch import JAR, JVM_OPTIONS, build_jar, ofctl, start_oneswitch, wait_healthy
+from uno_harness.oneswitch import JAR, build_jar, ofctl, start_oneswitch, wait_healthy
 from uno_harness.processes import Proc, free_port, wait_for
 from uno_harness.verify import rules as rulegen
 from uno_harness.verify import verifier
@@ -77,7 +77,7 @@ class Stack:
     bridges reach it over SSL; with `durable`, OneSwitch keeps a state file in its log directory (on this
     machine's disk); OneSwitch's JVM runs with `jvm_options`."""
 
-    def __init__(self, durable: bool = False, ssl: bool = False, jvm_options: tuple[str, ...] = JVM_OPTIONS, **spec):
+    def __init__(self, durable: bool = False, ssl: bool = False, jvm_options: tuple[str, ...] = (), **spec):
         self.listen, self.south, self.rest = free_port(), free_port(), free_port()
         self.prefix = "b" + secrets.token_hex(2) + "-"
         scheme = "ssl" if ssl else "tcp"
@@ -155,7 +155,7 @@ class NullProxies:
         binary = workdir / "nullproxy"
         subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-o", str(binary), str(NULL_PROXY_C)], check=True)
         self.ports = {"c_null": free_port(), "java_null": free_port()}
-        java = ["java", *JVM_OPTIONS, "-cp", str(JAR), "org.uno.oneswitch.bench.NullProxy"]
+        java = ["java", "-cp", str(JAR), "org.uno.oneswitch.bench.NullProxy"]
         self.procs = [Proc("nullproxy", [str(binary), str(self.ports["c_null"]), bridge_socket],
                            workdir / "nullproxy.log"),
                       Proc("java-nullproxy", [*java, str(self.ports["java_null"]), bridge_socket],

@@ -26,20 +26,12 @@ def build_jar() -> pathlib.Path:
     return JAR
 
 
-#: How OneSwitch's JVM is run (see oneswitch/README.md, "Build and run"): the throughput collector. A virtual rule
-#: keeps objects alive (a local rule 10 objects and 352 bytes since 2026-11-28, 22 and 640 before), which the default G1
-#: copies between survivor spaces at a cost that, measured on 50,000-rule runs here, about doubled OneSwitch's CPU per
-#: flow_mod. A fixed 1 GB young generation: a flow_mod allocates a few KB of short-lived objects, and with the
-#: collector's adaptive sizing the young generation kept shrinking and growing (page faults, more collections); fixed,
-#: OneSwitch's CPU per streamed flow_mod (its deletion included) measured 3.6-4.3 us against 5.2-7.3 us, same runs
-#: (512 MB: 5.9 us).
-JVM_OPTIONS = ("-XX:+UseParallelGC", "-Xmn1g", "-Xmx2g", "-XX:MaxDirectMemorySize=1g")
-
-
 def start_oneswitch(platform_json: str | None, log: pathlib.Path, *, listen: int, south: int, rest_port: int,
-                    controller: int | None, extra: list[str] = (), jvm_options: tuple[str, ...] = JVM_OPTIONS) -> Proc:
+                    controller: int | None, extra: list[str] = (), jvm_options: tuple[str, ...] = ()) -> Proc:
     """OneSwitch for the platform described in `platform_json`; over SSL to the bridges when the description
-    has an `ssl` section (the platform was made with an ssl: controller)."""
+    has an `ssl` section (the platform was made with an ssl: controller). Its JVM runs with the JVM's own settings,
+    as `unoctl up` and the systemd unit run it, unless `jvm_options` says otherwise (benchmarks comparing
+    collectors)."""
     assert JAR.exists(), f"{JAR} missing: build it with `make oneswitch`"
     argv = ["java", *jvm_options, "-jar", str(JAR), "--listen", f"ptcp:{listen}",
             *southbound_args(platform_json, south), "--rest", f"127.0.0.1:{rest_port}",
