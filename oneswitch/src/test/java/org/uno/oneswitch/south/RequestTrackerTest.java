@@ -97,15 +97,15 @@ class RequestTrackerTest {
             t.send(OF13.buildFlowAdd(), (sw, e) -> refused.add(n));
         }
         t.send(OF13.buildFlowAdd(), null);
-        assertTrue(written().stream().noneMatch(m -> m.getType() == OFType.BARRIER_REQUEST),
+        List<OFMessage> before = written();
+        assertTrue(before.stream().noneMatch(m -> m.getType() == OFType.BARRIER_REQUEST),
                 "a message without a listener keeps nothing to let go");
         t.send(OF13.buildFlowAdd(), (sw, e) -> refused.add(-1L));
         List<OFMessage> out = written();
         assertEquals(List.of(OFType.FLOW_MOD, OFType.BARRIER_REQUEST), out.stream().map(OFMessage::getType).toList(),
                 "the listener that made them " + RequestTracker.LISTENERS_PER_BARRIER + " sends a barrier after its message");
-        long firstXid = 1;
         t.onMessage(OF13.buildBarrierReply().setXid(out.get(1).getXid()).build());
-        t.onMessage(OF13.errorMsgs().buildFlowModFailedErrorMsg().setXid(firstXid)
+        t.onMessage(OF13.errorMsgs().buildFlowModFailedErrorMsg().setXid(before.get(0).getXid())
                 .setCode(OFFlowModFailedCode.TABLE_FULL).build());
         assertEquals(List.of(), refused, "the barrier's reply showed the first message processed: its listener is gone");
         t.send(OF13.buildFlowAdd(), (sw, e) -> refused.add(0L));
