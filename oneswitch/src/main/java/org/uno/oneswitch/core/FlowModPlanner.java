@@ -52,8 +52,8 @@ public final class FlowModPlanner {
 
     private static void checkOverlap(VirtualFlowTable table, FlowModRequest req) throws FlowModFailedException {
         FlowFilter f = req.filter();
-        for (VirtualRule r : table.all()) {
-            if (r.table() == f.table() && r.priority() == f.priority() && r.match().overlaps(f.match())) {
+        for (VirtualRule r : table.at(f.table(), f.priority())) {
+            if (r.match().overlaps(f.match())) {
                 throw new FlowModFailedException(OFFlowModFailedCode.OVERLAP, "overlaps " + r);
             }
         }

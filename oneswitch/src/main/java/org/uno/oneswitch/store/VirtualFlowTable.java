@@ -1,34 +1,64 @@
 package org.uno.oneswitch.store;
 
+import java.util.AbstractCollection;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 
-import it.unimi.dsi.fastutil.longs.Long2ObjectLinkedOpenHashMap;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 
 import org.uno.oneswitch.model.FlowFilter;
+import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.VirtualRule;
 
+import static org.uno.oneswitch.store.RuleColumns.NONE;
+
 /**
  * The virtual switch's flow tables: every virtual rule, by key and by id.
+ *
+ * <p>The rules are kept in columns ({@link RuleColumns}), not as objects: a rule read from the table
+ * is made from them, equal to the one stored but not the same object. Indexes map the rule's id, and
+ * its key's hash, to its slot (unboxed, in open-addressing maps); the slots whose keys share a hash
+ * are chained, and installation order is a list through the slots. Rules with a timeout are also kept
+ * as objects, for the once-a-second expiry.
  *
  * <p>Invariant: at most one rule per (table, priority, match) and ids are unique and never reused.
  * Holds state only; OpenFlow's add/modify/delete semantics are decided in the core.
  */
 public final class VirtualFlowTable {
-    private final RulesByKey byKey = new RulesByKey();
-    /** By id, in installation order (a replacement with the same key keeps its place). */
-    private final Long2ObjectLinkedOpenHashMap<VirtualRule> byId = new Long2ObjectLinkedOpenHashMap<>();
+    private final RuleColumns rows = new RuleColumns();
+    private final Long2IntOpenHashMap slotById = new Long2IntOpenHashMap();
+    /** Key hash -> the first slot of the chain of rules whose keys have it. */
+    private final Long2IntOpenHashMap slotByHash = new Long2IntOpenHashMap();
+    private int first = NONE;
+    private int last = NONE;
     /** The rules with an idle or hard timeout, by id: the once-a-second expiry looks only at these. */
     private final Map<Long, VirtualRule> timed = new LinkedHashMap<>();
     private final int[] perTable = new int[256];
     private long nextId = 1;
     private ChangeListener listener = ChangeListener.NONE;
+
+    public VirtualFlowTable() {
+        slotById.defaultReturnValue(NONE);
+        slotByHash.defaultReturnValue(NONE);
+    }
+
+    /** The hash a rule with this key is filed under. */
+    static long keyHash(int table, int priority, FlowMatch match) {
+        return keyHash(table, priority, match.hashCode());
+    }
+
+    private static long keyHash(int table, int priority, int matchHash) {
+        return 31L * (31L * table + priority) + matchHash;
+    }
 
     /** Tells {@code l} about every later change. */
     public void setListener(ChangeListener l) {
@@ -51,32 +81,47 @@ public final class VirtualFlowTable {
     }
 
     public Optional<VirtualRule> get(RuleKey key) {
-        return Optional.ofNullable(byKey.get(key));
+        return read(find(key.table(), key.priority(), key.match()));
     }
 
     public Optional<VirtualRule> byId(long id) {
-        return Optional.ofNullable(byId.get(id));
+        return read(slotById.get(id));
+    }
+
+    /** The rules of {@code table} at {@code priority}, in installation order. */
+    public List<VirtualRule> at(int table, int priority) {
+        List<VirtualRule> out = new ArrayList<>();
+        for (int s = first; s != NONE; s = rows.next(s)) {
+            if (rows.table(s) == table && rows.priority(s) == priority) {
+                out.add(rows.rule(s));
+            }
+        }
+        return out;
     }
 
     /** Stores {@code r}, replacing the rule with the same id or key (in place when the key is the same). */
     public void put(VirtualRule r) {
-        VirtualRule old = byId.get(r.id());
-        listener.ruleChanged(r.id(), old);
-        if (old != null && old.sameKey(r)) {
-            byKey.put(r);
-            byId.put(r.id(), r);
+        int slot = slotById.get(r.id());
+        listener.ruleChanged(r.id(), before(slot));
+        if (slot != NONE && rows.hasKey(slot, r.table(), r.priority(), r.match())) {
+            rows.write(slot, r);
             indexTimeouts(r);
             return;
         }
-        if (old != null) {
-            remove(old.id());
+        if (slot != NONE) {
+            remove(r.id());
         }
-        VirtualRule sameKey = byKey.get(r.key());
-        if (sameKey != null) {
-            remove(sameKey.id());
+        int sameKey = find(r.table(), r.priority(), r.match());
+        if (sameKey != NONE) {
+            remove(rows.id(sameKey));
         }
-        byKey.put(r);
-        byId.put(r.id(), r);
+        slot = rows.allocate();
+        rows.write(slot, r);
+        link(slot);
+        long hash = keyHash(r.table(), r.priority(), r.match());
+        rows.setNextSameHash(slot, slotByHash.get(hash));
+        slotByHash.put(hash, slot);
+        slotById.put(r.id(), slot);
         indexTimeouts(r);
         perTable[r.table()]++;
     }
@@ -91,35 +136,72 @@ public final class VirtualFlowTable {
 
     /** Removes the rule with {@code id} if present. */
     public void remove(long id) {
-        VirtualRule r = byId.get(id);
-        if (r != null) {
-            listener.ruleChanged(id, r);
-            byId.remove(id);
-            byKey.remove(r);
-            timed.remove(id);
-            perTable[r.table()]--;
+        int slot = slotById.get(id);
+        if (slot == NONE) {
+            return;
         }
+        listener.ruleChanged(id, before(slot));
+        unlink(slot);
+        unfile(slot);
+        slotById.remove(id);
+        timed.remove(id);
+        perTable[rows.table(slot)]--;
+        rows.release(slot);
     }
 
     /** The rules {@code filter} selects, by table, then in installation order. */
     public List<VirtualRule> select(FlowFilter filter) {
         if (filter.strict() && filter.table() != FlowFilter.ALL_TABLES) {
-            VirtualRule r = byKey.get(new RuleKey(filter.table(), filter.priority(), filter.match()));
-            return r != null && filter.selects(r) ? List.of(r) : List.of();
+            Optional<VirtualRule> r = read(find(filter.table(), filter.priority(), filter.match()));
+            return r.filter(filter::selects).map(List::of).orElse(List.of());
         }
+        long mask = filter.cookieMask().getValue();
+        long cookie = filter.cookie().getValue() & mask;
         List<VirtualRule> out = new ArrayList<>();
-        for (VirtualRule r : byId.values()) {
-            if (filter.selects(r)) {
-                out.add(r);
+        for (int s = first; s != NONE; s = rows.next(s)) {
+            // the columns rule most rules out before a rule is made to test its match
+            if ((filter.table() == FlowFilter.ALL_TABLES || rows.table(s) == filter.table())
+                    && (rows.cookie(s) & mask) == cookie) {
+                VirtualRule r = rows.rule(s);
+                if (filter.selects(r)) {
+                    out.add(r);
+                }
             }
         }
-        out.sort(java.util.Comparator.comparingInt(VirtualRule::table));
+        out.sort(Comparator.comparingInt(VirtualRule::table));
         return out;
     }
 
-    /** Every rule, in installation order. */
+    /** Every rule, in installation order (each made as it is reached). */
     public Collection<VirtualRule> all() {
-        return Collections.unmodifiableCollection(byId.values());
+        return new AbstractCollection<>() {
+            @Override
+            public Iterator<VirtualRule> iterator() {
+                return new Iterator<>() {
+                    private int at = first;
+
+                    @Override
+                    public boolean hasNext() {
+                        return at != NONE;
+                    }
+
+                    @Override
+                    public VirtualRule next() {
+                        if (at == NONE) {
+                            throw new NoSuchElementException();
+                        }
+                        VirtualRule r = rows.rule(at);
+                        at = rows.next(at);
+                        return r;
+                    }
+                };
+            }
+
+            @Override
+            public int size() {
+                return slotById.size();
+            }
+        };
     }
 
     /** The rules with an idle or hard timeout, in installation order. */
@@ -133,6 +215,70 @@ public final class VirtualFlowTable {
     }
 
     public int size() {
-        return byId.size();
+        return slotById.size();
+    }
+
+    private Optional<VirtualRule> read(int slot) {
+        return slot == NONE ? Optional.empty() : Optional.of(rows.rule(slot));
+    }
+
+    /** The rule in {@code slot} for the listener (none to make when nobody listens), or null for no slot. */
+    private VirtualRule before(int slot) {
+        return slot == NONE || listener == ChangeListener.NONE ? null : rows.rule(slot);
+    }
+
+    private int find(int table, int priority, FlowMatch match) {
+        for (int s = slotByHash.get(keyHash(table, priority, match)); s != NONE; s = rows.nextSameHash(s)) {
+            if (rows.hasKey(s, table, priority, match)) {
+                return s;
+            }
+        }
+        return NONE;
+    }
+
+    /** Appends {@code slot} to the installation order. */
+    private void link(int slot) {
+        rows.setPrev(slot, last);
+        rows.setNext(slot, NONE);
+        if (last == NONE) {
+            first = slot;
+        } else {
+            rows.setNext(last, slot);
+        }
+        last = slot;
+    }
+
+    private void unlink(int slot) {
+        int p = rows.prev(slot);
+        int n = rows.next(slot);
+        if (p == NONE) {
+            first = n;
+        } else {
+            rows.setNext(p, n);
+        }
+        if (n == NONE) {
+            last = p;
+        } else {
+            rows.setPrev(n, p);
+        }
+    }
+
+    /** Takes {@code slot} out of the chain of its key's hash. */
+    private void unfile(int slot) {
+        long hash = keyHash(rows.table(slot), rows.priority(slot), rows.matchHash(slot));
+        int s = slotByHash.get(hash);
+        if (s == slot) {
+            int n = rows.nextSameHash(slot);
+            if (n == NONE) {
+                slotByHash.remove(hash);
+            } else {
+                slotByHash.put(hash, n);
+            }
+            return;
+        }
+        while (rows.nextSameHash(s) != slot) {
+            s = rows.nextSameHash(s);
+        }
+        rows.setNextSameHash(s, rows.nextSameHash(slot));
     }
 }
