@@ -222,9 +222,10 @@ public final class VirtualSwitch implements PhysicalEvents {
      * on the wall clock), without counters (see {@link #withCounters}).
      */
     public SavedState save(long nowNanos, long wallMillis) {
+        List<VirtualRule> rules = List.copyOf(table.all());  // made from the table's columns: once
         Map<Long, Long> installed = new HashMap<>();
-        table.all().forEach(r -> installed.put(r.id(), wallMillis - Math.max(0, nowNanos - r.installedNanos()) / 1_000_000));
-        return new SavedState(List.copyOf(table.all()), installed, table.nextId(), groups.all(), meters.all(),
+        rules.forEach(r -> installed.put(r.id(), wallMillis - Math.max(0, nowNanos - r.installedNanos()) / 1_000_000));
+        return new SavedState(rules, installed, table.nextId(), groups.all(), meters.all(),
                 List.copyOf(portMap.current().mappings()), plan.tags().allocations(), plan.nextCookie(), Map.of());
     }
 
