@@ -1,5 +1,7 @@
 package org.uno.oneswitch.store;
 
+import static org.uno.oneswitch.store.RuleColumns.NONE;
+
 import java.util.AbstractCollection;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,8 +20,6 @@ import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.VirtualRule;
-
-import static org.uno.oneswitch.store.RuleColumns.NONE;
 
 /**
  * The virtual switch's flow tables: every virtual rule, by key and by id.
