@@ -2,8 +2,9 @@
 
 For each rule mix (below) and each JVM setting, a fresh OneSwitch in front of an emulated platform gets
 10,000 and then, cleared, 100,000 virtual rules, streamed by FlowModBench (then one barrier). After each
-install: OneSwitch's resident size (VmRSS), its heap (used and committed, from `jstat -gc`), and the live
-heap (used after a full collection that `jcmd GC.run` asks for; RSS is read before it). During the
+install: OneSwitch's resident size (VmRSS), its heap (used and committed, from `jstat -gc`), the objects
+each rule keeps (`kept_per_rule`, from a class histogram) and the live heap (used after a full collection
+that `jcmd GC.run` asks for; RSS is read before both). During the
 100,000-rule install, a second controller connection sends an echo request every ECHO_EVERY_S and times
 the replies (p50, p99, p99.9, max), and OneSwitch's own event-loop watch (GET /v1/health, `event_loop`:
 how late a 5 ms tick ran) gives the longest stall and the ticks late by more than 10 ms.
@@ -91,6 +92,20 @@ def heap_mb(pid: int) -> dict:
     return {"used_mb": round(used / 1024, 1), "committed_mb": round(committed / 1024, 1)}
 
 
+def kept_per_rule(pid: int, rules: int) -> dict:
+    """What each rule keeps as objects of its own, from a class histogram (`jcmd GC.class_histogram`, which
+    collects first with G1 and the throughput collector): every class with at least one instance per two rules,
+    arrays included, counts as kept per rule; the columns, pages and indexes' arrays, a few large arrays, do not."""
+    out = subprocess.run(["jcmd", str(pid), "GC.class_histogram"], capture_output=True, text=True, check=True).stdout
+    objects = size = 0
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[0].endswith(":") and parts[1].isdigit() and int(parts[1]) * 2 >= rules:
+            objects += int(parts[1])
+            size += int(parts[2])
+    return {"objects_per_rule": round(objects / rules, 2), "object_bytes_per_rule": round(size / rules)}
+
+
 def loop_watch(rest_port: int) -> dict:
     status, health = rest(rest_port, "GET", "/v1/health")
     assert status == 200, health
@@ -139,6 +154,7 @@ def _install(stack: Stack, count: int, in_port: str, out_port: int, probe: bool,
     time.sleep(1)  # what the install left behind settles (the bridges' replies, the collector's work)
     row["rss_mb"] = round(rss_bytes(pid) / MB, 1)
     row["heap"] = heap_mb(pid)
+    row.update(kept_per_rule(pid, count))
     subprocess.run(["jcmd", str(pid), "GC.run"], capture_output=True, check=True)
     row["heap_live_mb"] = heap_mb(pid)["used_mb"]
     row["rss_after_full_gc_mb"] = round(rss_bytes(pid) / MB, 1)

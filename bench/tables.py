@@ -121,7 +121,8 @@ def _footprint(r: dict) -> str:
             small, big = m["installs"]
             loop, echo = big["event_loop"], big["echo"]
             rows.append([jvm, mix, m["idle"]["rss_mb"], small["rss_mb"], big["rss_mb"], big["heap_live_mb"],
-                         big["heap"]["committed_mb"], loop["ticks_late_over_10ms"],
+                         big["heap"]["committed_mb"], big.get("objects_per_rule", "-"),
+                         big.get("object_bytes_per_rule", "-"), loop["ticks_late_over_10ms"],
                          loop["worst_late_ms_at_most"] or "more",
                          big.get("peer_idle_loop", {}).get("ticks_late_over_10ms", "-"), echo["p99_9_ms"],
                          echo["samples"],
@@ -129,14 +130,17 @@ def _footprint(r: dict) -> str:
     t = r["targets"]
     return ("## Footprint (`oneswitch-footprint.json`)\n\nOneSwitch's resident size (MiB) idle and after "
             f"{small['rules']:,} and {big['rules']:,} streamed virtual rules; the live heap after the larger install "
-            "(after a full collection) and the heap the collector had committed; during the larger install, the "
+            "(after a full collection), the heap the collector had committed, and what each rule keeps as objects of "
+            "its own (the classes with an instance per two rules or more; the columns, pages and indexes' arrays "
+            "are not counted); during the larger install, the "
             "event-loop ticks late by more than 10 ms, the bucket of the latest (\"at most\" ms), the same count "
             "for the peer (the same 5 ms tick on an idle event loop of a JVM of its own, same options, same run: what "
             "the machine's scheduling alone does under that load), and echo round "
             f"trips on a second controller connection. Targets: RSS at most {t['rss_mb']} MiB, no stall over "
             f"{t['stall_ms']} ms, echo p99.9 at most {t['echo_p99_9_ms']} ms.\n\n"
             + table(["JVM", "rules", "RSS idle", "RSS 10k", "RSS 100k", "live heap 100k", "heap committed",
-                     "ticks late >10 ms", "latest tick, ms at most", "peer: idle loop's ticks late >10 ms",
+                     "objects a rule", "bytes of them", "ticks late >10 ms", "latest tick, ms at most",
+                     "peer: idle loop's ticks late >10 ms",
                      "echo p99.9 ms", "echo samples", "met"], rows)
             + _busy_peer(r, big["rules"])
             + "\n" + _when(r))
