@@ -152,7 +152,7 @@ public final class FlowService {
     /** Refuses a change that would hold more than {@code maxRules} virtual rules, as a full table does. */
     private void checkRoom(TableChange change) throws FlowModFailedException {
         long added = change.upserts().stream()
-                .filter(r -> table.byId(r.id()).isEmpty() && table.get(r.key()).isEmpty()).count();
+                .filter(r -> !table.contains(r.id()) && !table.contains(r.key())).count();
         if (added > 0 && table.size() + added - change.removals().size() > maxRules) {
             throw new FlowModFailedException(OFFlowModFailedCode.TABLE_FULL, "OneSwitch holds its limit of "
                     + maxRules + " virtual rules (max_rules)");
@@ -183,7 +183,7 @@ public final class FlowService {
                 }
             }
             for (VirtualRule r : change.removals()) {
-                if (table.byId(r.id()).isEmpty()) {
+                if (!table.contains(r.id())) {
                     translations.put(Owner.rule(r.id()), planner.translate(r, ports.get()));
                     restore.add(r);
                 }
@@ -427,7 +427,7 @@ public final class FlowService {
     }
 
     private void remove(VirtualRule rule, OFFlowRemovedReason reason) {
-        if (table.byId(rule.id()).isEmpty()) {
+        if (!table.contains(rule.id())) {
             return;
         }
         CompletableFuture<Map<Long, Counts>> finalCounts = countersOf(notifiable(List.of(rule)));

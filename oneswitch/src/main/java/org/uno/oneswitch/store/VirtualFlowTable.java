@@ -88,6 +88,16 @@ public final class VirtualFlowTable {
         return read(slotById.get(id));
     }
 
+    /** Whether a rule has {@code id} (asked without making the rule from its columns). */
+    public boolean contains(long id) {
+        return slotById.containsKey(id);
+    }
+
+    /** Whether a rule has {@code key} (asked without making the rule from its columns). */
+    public boolean contains(RuleKey key) {
+        return find(key.table(), key.priority(), key.match()) != NONE;
+    }
+
     /** The rules of {@code table} at {@code priority}, in installation order. */
     public List<VirtualRule> at(int table, int priority) {
         List<VirtualRule> out = new ArrayList<>();
