@@ -45,11 +45,21 @@ final class MatchArena {
         return put(scratch.array(), scratch.arrayOffset() + scratch.readerIndex(), scratch.readableBytes());
     }
 
-    /** Copies the match {@code ref} of {@code from} here; returns its name here. */
-    int copy(MatchArena from, int ref) {
-        byte[] page = from.pages[ref >>> OFFSET_BITS];
-        int at = ref & OFFSET_MASK;
-        return put(page, at + 2, length(page, at));
+    /**
+     * A fresh arena with the live matches of the first {@code rows} rows (those whose {@code inUse} is not
+     * null), whose names in {@code refs} are rewritten to their names there: the waste of removed matches
+     * goes with this arena.
+     */
+    MatchArena compacted(int[] refs, Object[] inUse, int rows) {
+        MatchArena fresh = new MatchArena();
+        for (int s = 0; s < rows; s++) {
+            if (inUse[s] != null) {
+                byte[] page = pages[refs[s] >>> OFFSET_BITS];
+                int at = refs[s] & OFFSET_MASK;
+                refs[s] = fresh.put(page, at + 2, length(page, at));
+            }
+        }
+        return fresh;
     }
 
     /** The match {@code ref}, decoded. */

@@ -38,20 +38,16 @@ final class RuleColumns {
     private int[] next = new int[FIRST_CAPACITY];
     private int[] prev = new int[FIRST_CAPACITY];
     private int[] nextSameHash = new int[FIRST_CAPACITY];
-    private int[] free = new int[64];
-    private int freeCount;
-    private int highWater;
+    private final Slots slots = new Slots();
     private MatchArena arena = new MatchArena();
 
     /** A slot for a new rule. */
     int allocate() {
-        if (freeCount > 0) {
-            return free[--freeCount];
-        }
-        if (highWater == id.length) {
+        int slot = slots.allocate();
+        if (slot == id.length) {
             grow(id.length * 2);
         }
-        return highWater++;
+        return slot;
     }
 
     /** Stores {@code r} in {@code slot} (a fresh one, or the slot of a rule with the same key). */
@@ -74,12 +70,9 @@ final class RuleColumns {
     void release(int slot) {
         arena.free(match[slot]);
         instructions[slot] = null;
-        if (freeCount == free.length) {
-            free = Arrays.copyOf(free, free.length * 2);
-        }
-        free[freeCount++] = slot;
+        slots.release(slot);
         if (arena.wasteful()) {
-            compact();
+            arena = arena.compacted(match, instructions, slots.highWater());
         }
     }
 
@@ -141,17 +134,6 @@ final class RuleColumns {
 
     void setNextSameHash(int slot, int to) {
         nextSameHash[slot] = to;
-    }
-
-    /** The live matches copied into a fresh arena, so that the waste of removed ones goes with the old one. */
-    private void compact() {
-        MatchArena fresh = new MatchArena();
-        for (int s = 0; s < highWater; s++) {
-            if (instructions[s] != null) {
-                match[s] = fresh.copy(arena, match[s]);
-            }
-        }
-        arena = fresh;
     }
 
     private void grow(int capacity) {

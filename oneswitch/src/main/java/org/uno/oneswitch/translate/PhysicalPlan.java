@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
-
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.Action;
@@ -22,6 +20,8 @@ import org.uno.oneswitch.plan.PhysicalChange;
 import org.uno.oneswitch.plan.PhysicalGroup;
 import org.uno.oneswitch.plan.PhysicalKey;
 import org.uno.oneswitch.plan.PhysicalRule;
+import org.uno.oneswitch.store.PhysicalFlowTable;
+import org.uno.oneswitch.store.PhysicalFlowTable.Content;
 
 /**
  * The physical flow entries and groups that everything installed needs, with who needs each, and
@@ -47,19 +47,12 @@ public final class PhysicalPlan {
     public static final long SEALED_COOKIE_BIT = 1L << 48;
     private static final long COOKIE_MASK = (1L << 48) - 1;
 
-    /** A planned entry's content (who holds it is in {@link #flowHolders}); the cookie unboxed, as it is kept. */
-    private record FlowEntry(List<Instruction> instructions, long cookie, int tag) {
-        U64 u64() {
-            return U64.of(cookie);
-        }
-    }
-
     private final TagSpace tags;
-    private final Map<PhysicalKey, FlowEntry> flows = new HashMap<>();
+    /** The planned entries' content, in columns (who holds each is in {@link #flowHolders}). */
+    private final PhysicalFlowTable flows = new PhysicalFlowTable();
     private final Holders<PhysicalKey> flowHolders = new Holders<>();
     private final Map<PhysicalGroup.GroupKey, PhysicalGroup> groups = new HashMap<>();
     private final Holders<PhysicalGroup.GroupKey> groupHolders = new Holders<>();
-    private final Long2ObjectOpenHashMap<PhysicalKey> byCookie = new Long2ObjectOpenHashMap<>();
     private final Translations byOwner = new Translations();
     /** One object per entry that several owners hold, which their translations share. */
     private final Map<PhysicalKey, PhysicalRule> sharedFlows = new HashMap<>();
@@ -101,7 +94,7 @@ public final class PhysicalPlan {
     }
 
     private PlanDiff replaceKeepingTags(Map<Owner, Translation> translations) throws TranslationConflictException {
-        Map<PhysicalKey, FlowEntry> flowsBefore = new LinkedHashMap<>();
+        Map<PhysicalKey, Content> flowsBefore = new LinkedHashMap<>();
         Map<PhysicalKey, PhysicalRule.Role> rolesBefore = new HashMap<>();
         Map<PhysicalGroup.GroupKey, PhysicalGroup> groupsBefore = new LinkedHashMap<>();
         Map<Owner, Translation> previous = new HashMap<>();
@@ -167,7 +160,7 @@ public final class PhysicalPlan {
     private PlanDiff retire(PlanDiff diff, Owner owner, List<Translation> given) {
         List<PhysicalRule> keptFlows = new ArrayList<>();
         for (PhysicalChange c : diff.flowDeletes()) {
-            putFlow(c.key(), new FlowEntry(c.instructions(), c.cookie().getValue(), c.tag()));
+            putFlow(c.key(), new Content(c.instructions(), c.cookie().getValue(), c.tag()));
             flowHolders.add(c.key(), owner, c.role());
             keptFlows.add(new PhysicalRule(c.key().switchId(), c.key().key(), c.instructions(), c.role(), c.tag()));
         }
@@ -205,11 +198,7 @@ public final class PhysicalPlan {
     /** The flow entries planned for {@code switchId}. */
     public List<InstalledEntry> entries(String switchId) {
         List<InstalledEntry> out = new ArrayList<>();
-        for (Map.Entry<PhysicalKey, FlowEntry> e : flows.entrySet()) {
-            if (e.getKey().switchId().equals(switchId)) {
-                out.add(new InstalledEntry(e.getKey(), e.getValue().instructions(), e.getValue().u64()));
-            }
-        }
+        flows.forEachOn(switchId, (key, e) -> out.add(new InstalledEntry(key, e.instructions(), e.u64())));
         return out;
     }
 
@@ -231,20 +220,20 @@ public final class PhysicalPlan {
 
     /** The cookie of the planned entry {@code key}. */
     public Optional<U64> cookieOf(PhysicalKey key) {
-        FlowEntry e = flows.get(key);
+        Content e = flows.get(key);
         return e == null ? Optional.empty() : Optional.of(e.u64());
     }
 
     /** The planned entry with {@code cookie}. */
     public Optional<InstalledEntry> entryOf(U64 cookie) {
-        PhysicalKey key = byCookie.get(cookie.getValue());
+        PhysicalKey key = flows.keyOf(cookie.getValue());
         return key == null ? Optional.empty()
                 : Optional.of(new InstalledEntry(key, flows.get(key).instructions(), cookie));
     }
 
     /** Who needs the entry with {@code cookie} (empty for an unknown cookie). */
     public List<Owner> ownersOf(U64 cookie) {
-        PhysicalKey key = byCookie.get(cookie.getValue());
+        PhysicalKey key = flows.keyOf(cookie.getValue());
         return key == null ? List.of() : flowHolders.owners(key);
     }
 
@@ -268,7 +257,7 @@ public final class PhysicalPlan {
         List<InstalledEntry> out = new ArrayList<>();
         for (PhysicalRule r : translationOf(Owner.rule(ruleId)).flows()) {
             if (r.role() == PhysicalRule.Role.COUNTING) {
-                FlowEntry e = flows.get(r.physicalKey());
+                Content e = flows.get(r.physicalKey());
                 out.add(new InstalledEntry(r.physicalKey(), e.instructions(), e.u64()));
             }
         }
@@ -277,7 +266,7 @@ public final class PhysicalPlan {
 
     /** The virtual rule an entry with {@code cookie} counts for. */
     public Optional<Long> countingOwner(U64 cookie) {
-        PhysicalKey key = byCookie.get(cookie.getValue());
+        PhysicalKey key = flows.keyOf(cookie.getValue());
         return key == null ? Optional.empty() : flowHolders.countingRule(key);
     }
 
@@ -287,11 +276,11 @@ public final class PhysicalPlan {
      * when the cookie is not OneSwitch's or another entry has it.
      */
     public boolean adoptCookie(PhysicalKey key, U64 cookie) {
-        FlowEntry e = flows.get(key);
-        if (e == null || byCookie.containsKey(cookie.getValue()) || (cookie.getValue() & ~COOKIE_MASK) != COOKIE_TAG) {
+        Content e = flows.get(key);
+        if (e == null || flows.hasCookie(cookie.getValue()) || (cookie.getValue() & ~COOKIE_MASK) != COOKIE_TAG) {
             return false;
         }
-        putFlow(key, new FlowEntry(e.instructions(), cookie.getValue(), e.tag()));
+        putFlow(key, new Content(e.instructions(), cookie.getValue(), e.tag()));
         nextCookie = Math.max(nextCookie, (cookie.getValue() & COOKIE_MASK) + 1);
         return true;
     }
@@ -319,7 +308,7 @@ public final class PhysicalPlan {
         return groups.size();
     }
 
-    private void rememberFlow(Map<PhysicalKey, FlowEntry> before, Map<PhysicalKey, PhysicalRule.Role> roles,
+    private void rememberFlow(Map<PhysicalKey, Content> before, Map<PhysicalKey, PhysicalRule.Role> roles,
                               PhysicalKey key) {
         if (!before.containsKey(key)) {
             before.put(key, flows.get(key));
@@ -334,9 +323,9 @@ public final class PhysicalPlan {
     }
 
     /** Adds one owner's need for an entry; {@code old} is the entry before this replace (keeps its cookie). */
-    private void addFlow(PhysicalRule r, Owner owner, FlowEntry old) throws TranslationConflictException {
+    private void addFlow(PhysicalRule r, Owner owner, Content old) throws TranslationConflictException {
         PhysicalKey key = r.physicalKey();
-        FlowEntry e = flows.get(key);
+        Content e = flows.get(key);
         if (e != null && !e.instructions().equals(r.instructions())) {
             if (!flowHolders.onlyRetired(key)) {
                 throw new TranslationConflictException(flowHolders.first(key).orElseThrow() + " and " + owner
@@ -347,7 +336,7 @@ public final class PhysicalPlan {
         if (e == null || !e.instructions().equals(r.instructions()) || e.tag() != r.tag()) {
             long cookie = e != null ? e.cookie() : old != null ? old.cookie()
                     : (sealed(r.instructions()) ? SEALED_COOKIE_TAG : COOKIE_TAG) | nextCookie++;
-            putFlow(key, new FlowEntry(r.instructions(), cookie, r.tag()));
+            putFlow(key, new Content(r.instructions(), cookie, r.tag()));
         }
         flowHolders.add(key, owner, r.role());
     }
@@ -408,20 +397,14 @@ public final class PhysicalPlan {
     }
 
     /** Sets (or with null removes) an entry and keeps the cookie index and tag references in step. */
-    private void putFlow(PhysicalKey key, FlowEntry next) {
+    private void putFlow(PhysicalKey key, Content next) {
         sharedFlows.remove(key);
-        FlowEntry prev = next == null ? flows.remove(key) : flows.put(key, next);
-        if (prev != null) {
-            byCookie.remove(prev.cookie());
-            if (prev.tag() != 0) {
-                tags.release(prev.tag());
-            }
+        Content prev = flows.put(key, next);
+        if (prev != null && prev.tag() != 0) {
+            tags.release(prev.tag());
         }
-        if (next != null) {
-            byCookie.put(next.cookie(), key);
-            if (next.tag() != 0) {
-                tags.retain(next.tag());
-            }
+        if (next != null && next.tag() != 0) {
+            tags.retain(next.tag());
         }
     }
 
@@ -435,14 +418,14 @@ public final class PhysicalPlan {
         }
     }
 
-    private PlanDiff diff(Map<PhysicalKey, FlowEntry> flowsBefore, Map<PhysicalKey, PhysicalRule.Role> rolesBefore,
+    private PlanDiff diff(Map<PhysicalKey, Content> flowsBefore, Map<PhysicalKey, PhysicalRule.Role> rolesBefore,
                           Map<PhysicalGroup.GroupKey, PhysicalGroup> groupsBefore) {
         List<PhysicalChange> adds = new ArrayList<>();
         List<PhysicalChange> modifies = new ArrayList<>();
         List<PhysicalChange> deletes = new ArrayList<>();
-        for (Map.Entry<PhysicalKey, FlowEntry> e : flowsBefore.entrySet()) {
-            FlowEntry old = e.getValue();
-            FlowEntry now = flows.get(e.getKey());
+        for (Map.Entry<PhysicalKey, Content> e : flowsBefore.entrySet()) {
+            Content old = e.getValue();
+            Content now = flows.get(e.getKey());
             if (now == null && old != null) {
                 deletes.add(change(PhysicalChange.Kind.DELETE, e.getKey(), old, rolesBefore.get(e.getKey())));
             } else if (now != null && old == null) {
@@ -498,7 +481,7 @@ public final class PhysicalPlan {
         return d;
     }
 
-    private PhysicalChange change(PhysicalChange.Kind kind, PhysicalKey key, FlowEntry e, PhysicalRule.Role gone) {
+    private PhysicalChange change(PhysicalChange.Kind kind, PhysicalKey key, Content e, PhysicalRule.Role gone) {
         PhysicalRule.Role role = gone != null ? gone : flowHolders.role(key).orElse(PhysicalRule.Role.COUNTING);
         return new PhysicalChange(kind, key, e.instructions(), e.u64(), role, e.tag());
     }

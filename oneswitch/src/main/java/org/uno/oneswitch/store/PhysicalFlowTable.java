@@ -1,0 +1,197 @@
+package org.uno.oneswitch.store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+
+import org.projectfloodlight.openflow.types.U64;
+import org.uno.oneswitch.model.FlowMatch;
+import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.plan.PhysicalKey;
+
+/**
+ * The physical flow entries OneSwitch plans, by key (switch, table, priority, match) and by cookie,
+ * kept in columns as the virtual rules are ({@link RuleColumns}): an entry is a slot, its fields
+ * primitive arrays, its match bytes in a {@link MatchArena}, its instruction list the one the
+ * interner shares. A stored entry is thus no object for the collector to copy; what is read is made
+ * from the columns, equal to what was stored.
+ *
+ * <p>Invariant: at most one entry per key and per cookie; a slot is in use exactly while its
+ * instructions are not null.
+ */
+public final class PhysicalFlowTable {
+    /** What a planned entry is, besides its key. */
+    public record Content(List<Instruction> instructions, long cookie, int tag) {
+        public U64 u64() {
+            return U64.of(cookie);
+        }
+    }
+
+    private static final int NONE = -1;
+    private static final int FIRST_CAPACITY = 1024;
+
+    /** The switches' ids, by the index the entries keep (a host and a few sNICs). */
+    private final List<String> switches = new ArrayList<>();
+    private int[] switchIndex = new int[FIRST_CAPACITY];
+    private int[] tablePriority = new int[FIRST_CAPACITY];   // table << 16 | priority
+    private int[] match = new int[FIRST_CAPACITY];
+    private int[] matchHash = new int[FIRST_CAPACITY];
+    private Object[] instructions = new Object[FIRST_CAPACITY];
+    private long[] cookie = new long[FIRST_CAPACITY];
+    private int[] tag = new int[FIRST_CAPACITY];
+    private int[] nextSameHash = new int[FIRST_CAPACITY];
+    private final Slots slots = new Slots();
+    private MatchArena arena = new MatchArena();
+    /** Key hash -> the first slot of the chain of entries whose keys have it. */
+    private final Long2IntOpenHashMap slotByHash = new Long2IntOpenHashMap();
+    private final Long2IntOpenHashMap slotByCookie = new Long2IntOpenHashMap();
+
+    public PhysicalFlowTable() {
+        slotByHash.defaultReturnValue(NONE);
+        slotByCookie.defaultReturnValue(NONE);
+    }
+
+    /** How many entries there are. */
+    public int size() {
+        return slotByCookie.size();
+    }
+
+    /** The entry {@code key}, or null. */
+    public Content get(PhysicalKey key) {
+        int slot = find(key);
+        return slot == NONE ? null : content(slot);
+    }
+
+    /** The key of the entry with {@code cookie}, or null. */
+    public PhysicalKey keyOf(long cookieValue) {
+        int slot = slotByCookie.get(cookieValue);
+        return slot == NONE ? null : key(slot);
+    }
+
+    /** Whether an entry has {@code cookie}. */
+    public boolean hasCookie(long cookieValue) {
+        return slotByCookie.containsKey(cookieValue);
+    }
+
+    /** Sets the entry {@code key} to {@code next} (null removes it); returns what it was, or null. */
+    public Content put(PhysicalKey key, Content next) {
+        int slot = find(key);
+        Content prev = slot == NONE ? null : content(slot);
+        if (prev != null) {
+            slotByCookie.remove(prev.cookie());
+        }
+        if (next == null) {
+            if (slot != NONE) {
+                remove(slot);
+            }
+            return prev;
+        }
+        if (slot == NONE) {
+            slot = add(key);
+        }
+        instructions[slot] = next.instructions();
+        cookie[slot] = next.cookie();
+        tag[slot] = next.tag();
+        slotByCookie.put(next.cookie(), slot);
+        return prev;
+    }
+
+    /** Every entry on {@code switchId}: key and content. */
+    public void forEachOn(String switchId, BiConsumer<PhysicalKey, Content> action) {
+        int sw = switches.indexOf(switchId);
+        for (int s = 0; sw >= 0 && s < slots.highWater(); s++) {
+            if (instructions[s] != null && switchIndex[s] == sw) {
+                action.accept(key(s), content(s));
+            }
+        }
+    }
+
+    /** The hash an entry is filed under: of its switch's index, table << 16 | priority and match's hash. */
+    static long keyHash(int sw, int tp, int mh) {
+        return 31L * (31L * sw + tp) + mh;
+    }
+
+    private int find(PhysicalKey key) {
+        int sw = switches.indexOf(key.switchId());
+        if (sw < 0) {
+            return NONE;
+        }
+        int tp = key.table() << 16 | key.priority();
+        int mh = key.match().hashCode();
+        for (int s = slotByHash.get(keyHash(sw, tp, mh)); s != NONE; s = nextSameHash[s]) {
+            if (switchIndex[s] == sw && tablePriority[s] == tp && matchHash[s] == mh && arena.holds(match[s], key.match())) {
+                return s;
+            }
+        }
+        return NONE;
+    }
+
+    private int add(PhysicalKey key) {
+        int sw = switches.indexOf(key.switchId());
+        if (sw < 0) {
+            sw = switches.size();
+            switches.add(key.switchId());
+        }
+        int slot = slots.allocate();
+        if (slot == instructions.length) {
+            grow(slot * 2);
+        }
+        FlowMatch m = key.match();
+        switchIndex[slot] = sw;
+        tablePriority[slot] = key.table() << 16 | key.priority();
+        match[slot] = arena.add(m);
+        matchHash[slot] = m.hashCode();
+        long hash = keyHash(sw, tablePriority[slot], matchHash[slot]);
+        nextSameHash[slot] = slotByHash.get(hash);
+        slotByHash.put(hash, slot);
+        return slot;
+    }
+
+    private void remove(int slot) {
+        long hash = keyHash(switchIndex[slot], tablePriority[slot], matchHash[slot]);
+        int head = slotByHash.get(hash);
+        if (head == slot) {
+            if (nextSameHash[slot] == NONE) {
+                slotByHash.remove(hash);
+            } else {
+                slotByHash.put(hash, nextSameHash[slot]);
+            }
+        } else {
+            int s = head;
+            while (nextSameHash[s] != slot) {
+                s = nextSameHash[s];
+            }
+            nextSameHash[s] = nextSameHash[slot];
+        }
+        arena.free(match[slot]);
+        instructions[slot] = null;
+        slots.release(slot);
+        if (arena.wasteful()) {
+            arena = arena.compacted(match, instructions, slots.highWater());
+        }
+    }
+
+    private PhysicalKey key(int slot) {
+        return new PhysicalKey(switches.get(switchIndex[slot]), tablePriority[slot] >>> 16,
+                tablePriority[slot] & 0xffff, arena.get(match[slot]));
+    }
+
+    @SuppressWarnings("unchecked")
+    private Content content(int slot) {
+        return new Content((List<Instruction>) instructions[slot], cookie[slot], tag[slot]);
+    }
+
+    private void grow(int capacity) {
+        switchIndex = Arrays.copyOf(switchIndex, capacity);
+        tablePriority = Arrays.copyOf(tablePriority, capacity);
+        match = Arrays.copyOf(match, capacity);
+        matchHash = Arrays.copyOf(matchHash, capacity);
+        instructions = Arrays.copyOf(instructions, capacity);
+        cookie = Arrays.copyOf(cookie, capacity);
+        tag = Arrays.copyOf(tag, capacity);
+        nextSameHash = Arrays.copyOf(nextSameHash, capacity);
+    }
+}
