@@ -43,11 +43,18 @@ public final class PhysicalFlowTable {
     private long[] cookie = new long[FIRST_CAPACITY];
     private int[] tag = new int[FIRST_CAPACITY];
     private int[] nextSameHash = new int[FIRST_CAPACITY];
+    /* who holds each entry, the planner's business: an object, or, in the usual case, an id and a small code */
+    private Object[] owners = new Object[FIRST_CAPACITY];
+    private long[] ownerId = new long[FIRST_CAPACITY];
+    private int[] ownerCode = new int[FIRST_CAPACITY];
     private final Slots slots = new Slots();
     private MatchArena arena = new MatchArena();
     /** Key hash -> the first slot of the chain of entries whose keys have it. */
     private final Long2IntOpenHashMap slotByHash = new Long2IntOpenHashMap();
     private final Long2IntOpenHashMap slotByCookie = new Long2IntOpenHashMap();
+    /* the key last found and its slot: a change looks its entries' keys up several times each */
+    private PhysicalKey lastKey;
+    private int lastSlot;
 
     public PhysicalFlowTable() {
         slotByHash.defaultReturnValue(NONE);
@@ -62,13 +69,39 @@ public final class PhysicalFlowTable {
     /** The entry {@code key}, or null. */
     public Content get(PhysicalKey key) {
         int slot = find(key);
-        return slot == NONE ? null : content(slot);
+        return slot == NONE ? null : contentAt(slot);
+    }
+
+    /** The slot of the entry {@code key} (stable while the entry is there), or -1. */
+    public int slotOf(PhysicalKey key) {
+        return find(key);
+    }
+
+    /** Who holds the entry in {@code slot} when kept as an object, else null. */
+    public Object owners(int slot) {
+        return owners[slot];
+    }
+
+    /** Who holds the entry in {@code slot} when kept as an id and a code (0: not so). */
+    public long ownerId(int slot) {
+        return ownerId[slot];
+    }
+
+    public int ownerCode(int slot) {
+        return ownerCode[slot];
+    }
+
+    /** Sets who holds the entry in {@code slot}: an object, or an id and a nonzero code (or neither). */
+    public void setOwners(int slot, Object o, long id, int code) {
+        owners[slot] = o;
+        ownerId[slot] = id;
+        ownerCode[slot] = code;
     }
 
     /** The key of the entry with {@code cookie}, or null. */
     public PhysicalKey keyOf(long cookieValue) {
         int slot = slotByCookie.get(cookieValue);
-        return slot == NONE ? null : key(slot);
+        return slot == NONE ? null : keyAt(slot);
     }
 
     /** Whether an entry has {@code cookie}. */
@@ -79,7 +112,7 @@ public final class PhysicalFlowTable {
     /** Sets the entry {@code key} to {@code next} (null removes it); returns what it was, or null. */
     public Content put(PhysicalKey key, Content next) {
         int slot = find(key);
-        Content prev = slot == NONE ? null : content(slot);
+        Content prev = slot == NONE ? null : contentAt(slot);
         if (prev != null) {
             slotByCookie.remove(prev.cookie());
         }
@@ -104,7 +137,7 @@ public final class PhysicalFlowTable {
         int sw = switches.indexOf(switchId);
         for (int s = 0; sw >= 0 && s < slots.highWater(); s++) {
             if (instructions[s] != null && switchIndex[s] == sw) {
-                action.accept(key(s), content(s));
+                action.accept(keyAt(s), contentAt(s));
             }
         }
     }
@@ -115,6 +148,16 @@ public final class PhysicalFlowTable {
     }
 
     private int find(PhysicalKey key) {
+        if (key == lastKey) {
+            return lastSlot;
+        }
+        int slot = search(key);
+        lastKey = key;
+        lastSlot = slot;
+        return slot;
+    }
+
+    private int search(PhysicalKey key) {
         int sw = switches.indexOf(key.switchId());
         if (sw < 0) {
             return NONE;
@@ -130,6 +173,7 @@ public final class PhysicalFlowTable {
     }
 
     private int add(PhysicalKey key) {
+        lastKey = null;
         int sw = switches.indexOf(key.switchId());
         if (sw < 0) {
             sw = switches.size();
@@ -151,6 +195,7 @@ public final class PhysicalFlowTable {
     }
 
     private void remove(int slot) {
+        lastKey = null;
         long hash = keyHash(switchIndex[slot], tablePriority[slot], matchHash[slot]);
         int head = slotByHash.get(hash);
         if (head == slot) {
@@ -168,19 +213,22 @@ public final class PhysicalFlowTable {
         }
         arena.free(match[slot]);
         instructions[slot] = null;
+        setOwners(slot, null, 0, 0);
         slots.release(slot);
         if (arena.wasteful()) {
             arena = arena.compacted(match, instructions, slots.highWater());
         }
     }
 
-    private PhysicalKey key(int slot) {
+    /** The key of the entry in {@code slot}, made from its columns. */
+    public PhysicalKey keyAt(int slot) {
         return new PhysicalKey(switches.get(switchIndex[slot]), tablePriority[slot] >>> 16,
                 tablePriority[slot] & 0xffff, arena.get(match[slot]));
     }
 
+    /** The content of the entry in {@code slot}. */
     @SuppressWarnings("unchecked")
-    private Content content(int slot) {
+    public Content contentAt(int slot) {
         return new Content((List<Instruction>) instructions[slot], cookie[slot], tag[slot]);
     }
 
@@ -193,5 +241,8 @@ public final class PhysicalFlowTable {
         cookie = Arrays.copyOf(cookie, capacity);
         tag = Arrays.copyOf(tag, capacity);
         nextSameHash = Arrays.copyOf(nextSameHash, capacity);
+        owners = Arrays.copyOf(owners, capacity);
+        ownerId = Arrays.copyOf(ownerId, capacity);
+        ownerCode = Arrays.copyOf(ownerCode, capacity);
     }
 }

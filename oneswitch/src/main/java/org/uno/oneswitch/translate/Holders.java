@@ -18,9 +18,45 @@ import java.util.Optional;
  * change can be undone in reverse order.
  */
 final class Holders<K> {
-    private final Map<K, OwnerRoles> byKey = new HashMap<>();
+    /** Where the owners of each key are kept. */
+    interface Store<K> {
+        /** The owners of {@code key}, or null. */
+        OwnerRoles get(K key);
+
+        void put(K key, OwnerRoles owners);
+
+        void remove(K key);
+    }
+
+    private final Store<K> byKey;
     private final Deque<Runnable> undo = new ArrayDeque<>();
     private boolean recording;
+
+    /** Holders kept in a map of their own. */
+    Holders() {
+        Map<K, OwnerRoles> map = new HashMap<>();
+        this.byKey = new Store<>() {
+            @Override
+            public OwnerRoles get(K key) {
+                return map.get(key);
+            }
+
+            @Override
+            public void put(K key, OwnerRoles owners) {
+                map.put(key, owners);
+            }
+
+            @Override
+            public void remove(K key) {
+                map.remove(key);
+            }
+        };
+    }
+
+    /** Holders kept in {@code store}. */
+    Holders(Store<K> store) {
+        this.byKey = store;
+    }
 
     /** Starts recording changes so that {@link #rollback} can undo them. */
     void begin() {
@@ -77,7 +113,7 @@ final class Holders<K> {
     }
 
     boolean held(K key) {
-        return byKey.containsKey(key);
+        return byKey.get(key) != null;
     }
 
     /** True when more than one owner holds {@code key} (or did since it was last held by one). */

@@ -50,10 +50,10 @@ public final class PhysicalPlan {
     private final TagSpace tags;
     /** The planned entries' content, in columns (who holds each is in {@link #flowHolders}). */
     private final PhysicalFlowTable flows = new PhysicalFlowTable();
-    private final Holders<PhysicalKey> flowHolders = new Holders<>();
+    private final Holders<PhysicalKey> flowHolders = new Holders<>(new EntryOwners(flows));
     private final Map<PhysicalGroup.GroupKey, PhysicalGroup> groups = new HashMap<>();
     private final Holders<PhysicalGroup.GroupKey> groupHolders = new Holders<>();
-    private final Translations byOwner = new Translations();
+    private final Translations byOwner = new Translations(flows);
     /** One object per entry that several owners hold, which their translations share. */
     private final Map<PhysicalKey, PhysicalRule> sharedFlows = new HashMap<>();
     private long nextCookie = 1;
@@ -133,14 +133,15 @@ public final class PhysicalPlan {
                 }
             }
         } catch (TranslationConflictException ex) {
+            // the translations given go before the entries they name may (a translation can be kept as its entry's
+            // slot); the entries come back before their owners, which are kept with them
+            previous.keySet().forEach(byOwner::drop);
+            flowsBefore.forEach(this::putFlow);
             flowHolders.rollback();
             groupHolders.rollback();
-            flowsBefore.forEach(this::putFlow);
             groupsBefore.forEach(this::putGroup);
             previous.forEach((owner, t) -> {
-                if (t == null) {
-                    byOwner.remove(owner);
-                } else {
+                if (t != null) {
                     byOwner.put(owner, t);
                 }
             });
