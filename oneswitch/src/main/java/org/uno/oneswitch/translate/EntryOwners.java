@@ -1,7 +1,6 @@
 package org.uno.oneswitch.translate;
 
 import org.uno.oneswitch.plan.PhysicalKey;
-import org.uno.oneswitch.plan.PhysicalRule;
 import org.uno.oneswitch.store.PhysicalFlowTable;
 
 /**
@@ -10,8 +9,6 @@ import org.uno.oneswitch.store.PhysicalFlowTable;
  * An entry's owners are set only while the entry is planned, and go with it.
  */
 final class EntryOwners implements Holders.Store<PhysicalKey> {
-    private static final PhysicalRule.Role[] ROLES = PhysicalRule.Role.values();
-
     private final PhysicalFlowTable flows;
 
     EntryOwners(PhysicalFlowTable flows) {
@@ -25,7 +22,7 @@ final class EntryOwners implements Holders.Store<PhysicalKey> {
             return null;
         }
         int code = flows.ownerCode(slot);
-        return code != 0 ? new OwnerRoles.SoleRule(flows.ownerId(slot), ROLES[code - 1]) : (OwnerRoles) flows.owners(slot);
+        return code != 0 ? new OwnerRoles.SoleRule(flows.ownerId(slot), OwnerRoles.ROLES[code - 1]) : (OwnerRoles) flows.owners(slot);
     }
 
     @Override

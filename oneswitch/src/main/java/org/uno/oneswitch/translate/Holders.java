@@ -3,7 +3,6 @@ package org.uno.oneswitch.translate;
 import org.uno.oneswitch.plan.PhysicalRule;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -124,12 +123,12 @@ final class Holders<K> {
     /** True when only retirements hold {@code key}. */
     boolean onlyRetired(K key) {
         OwnerRoles owners = byKey.get(key);
-        return owners == null || owners.asMap().keySet().stream().allMatch(o -> o.kind() == Owner.Kind.RETIRED);
+        return owners == null || owners.allRetired();
     }
 
     List<Owner> owners(K key) {
         OwnerRoles owners = byKey.get(key);
-        return owners == null ? List.of() : new ArrayList<>(owners.asMap().keySet());
+        return owners == null ? List.of() : owners.owners();
     }
 
     Optional<Owner> first(K key) {
@@ -146,14 +145,8 @@ final class Holders<K> {
     /** The virtual rule whose counting entry {@code key} is. */
     Optional<Long> countingRule(K key) {
         OwnerRoles owners = byKey.get(key);
-        if (owners != null) {
-            for (Map.Entry<Owner, PhysicalRule.Role> e : owners.asMap().entrySet()) {
-                if (e.getValue() == PhysicalRule.Role.COUNTING && e.getKey().kind() == Owner.Kind.RULE) {
-                    return Optional.of(e.getKey().id());
-                }
-            }
-        }
-        return Optional.empty();
+        long rule = owners == null ? -1 : owners.countingRule();
+        return rule < 0 ? Optional.empty() : Optional.of(rule);
     }
 
     private void putRaw(K key, Owner owner, PhysicalRule.Role role) {

@@ -1,17 +1,23 @@
 package org.uno.oneswitch.translate;
 
-import org.uno.oneswitch.plan.PhysicalRule;
+import java.util.ArrayList;
+import java.util.List;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import it.unimi.dsi.fastutil.longs.Long2IntLinkedOpenHashMap;
+import it.unimi.dsi.fastutil.longs.LongIterator;
+
+import org.uno.oneswitch.plan.PhysicalRule;
 
 /**
  * The owners of one planned entry or group, in the order they came, with the role each gives it.
  * Nearly every entry has one owner (its rule), so that case is one small immutable object; an
- * entry shared by several (a delivery many rules use) keeps a map, so that adding the thousandth
- * owner costs no more than the second.
+ * entry shared by several (a delivery many rules use) keeps its owners as numbers in a linked
+ * open-addressing map, so that adding the thousandth owner costs no more than the second and keeps
+ * no object per owner.
  */
 sealed interface OwnerRoles {
+    PhysicalRule.Role[] ROLES = PhysicalRule.Role.values();
+
     /** The set with {@code owner} holding with {@code role} (this one, changed, or a new one). */
     OwnerRoles with(Owner owner, PhysicalRule.Role role);
 
@@ -20,15 +26,21 @@ sealed interface OwnerRoles {
 
     /**
      * The set with {@code owner} holding with {@code role} and coming first: what undoing the
-     * removal of the first owner needs. Copies a shared set's owners, so it is for rollbacks only.
+     * removal of the first owner needs.
      */
     OwnerRoles withFirst(Owner owner, PhysicalRule.Role role);
 
     /** The role {@code owner} gives, or null when it is not an owner. */
     PhysicalRule.Role roleOf(Owner owner);
 
-    /** Owner -> role, in the order the owners came (a view: do not keep it across changes). */
-    Map<Owner, PhysicalRule.Role> asMap();
+    /** The owners, in the order they came. */
+    List<Owner> owners();
+
+    /** Whether every owner is a retirement. */
+    boolean allRetired();
+
+    /** The first rule that holds with the COUNTING role, or -1 (rule ids are positive). */
+    long countingRule();
 
     /** The owner that came first. */
     Owner firstOwner();
@@ -52,10 +64,7 @@ sealed interface OwnerRoles {
             if (o.equals(owner())) {
                 return of(o, r);
             }
-            Shared s = new Shared();
-            s.roles.put(owner(), role());
-            s.roles.put(o, r);
-            return s;
+            return new Shared().with(owner(), role()).with(o, r);
         }
 
         @Override
@@ -74,8 +83,18 @@ sealed interface OwnerRoles {
         }
 
         @Override
-        default Map<Owner, PhysicalRule.Role> asMap() {
-            return Map.of(owner(), role());
+        default List<Owner> owners() {
+            return List.of(owner());
+        }
+
+        @Override
+        default boolean allRetired() {
+            return owner().kind() == Owner.Kind.RETIRED;
+        }
+
+        @Override
+        default long countingRule() {
+            return owner().kind() == Owner.Kind.RULE && role() == PhysicalRule.Role.COUNTING ? owner().id() : -1;
         }
 
         @Override
@@ -100,49 +119,92 @@ sealed interface OwnerRoles {
         }
     }
 
+    /** Several owners, each as its kind's ordinal in the top bits above its id, with its role's ordinal. */
     final class Shared implements OwnerRoles {
-        private final LinkedHashMap<Owner, PhysicalRule.Role> roles = new LinkedHashMap<>();
+        private static final int ID_BITS = 60;
+        private static final long ID_MASK = (1L << ID_BITS) - 1;
+        private static final Owner.Kind[] KINDS = Owner.Kind.values();
+
+        private final Long2IntLinkedOpenHashMap roles = new Long2IntLinkedOpenHashMap();
+
+        Shared() {
+            roles.defaultReturnValue(-1);
+        }
+
+        private static long code(Owner o) {
+            if ((o.id() & ~ID_MASK) != 0) {
+                throw new IllegalArgumentException("owner id out of range: " + o);
+            }
+            return (long) o.kind().ordinal() << ID_BITS | o.id();
+        }
+
+        private static Owner owner(long code) {
+            return new Owner(KINDS[(int) (code >>> ID_BITS)], code & ID_MASK);
+        }
 
         @Override
         public OwnerRoles with(Owner o, PhysicalRule.Role r) {
-            roles.put(o, r);
+            roles.put(code(o), r.ordinal());
             return this;
         }
 
         @Override
         public OwnerRoles without(Owner o) {
-            roles.remove(o);
+            roles.remove(code(o));
             return roles.isEmpty() ? null : this;
         }
 
         @Override
         public OwnerRoles withFirst(Owner o, PhysicalRule.Role r) {
-            LinkedHashMap<Owner, PhysicalRule.Role> rest = new LinkedHashMap<>(roles);
-            rest.remove(o);
-            roles.clear();
-            roles.put(o, r);
-            roles.putAll(rest);
+            roles.putAndMoveToFirst(code(o), r.ordinal());
             return this;
         }
 
         @Override
         public PhysicalRule.Role roleOf(Owner o) {
-            return roles.get(o);
+            int r = roles.get(code(o));
+            return r < 0 ? null : ROLES[r];
         }
 
         @Override
-        public Map<Owner, PhysicalRule.Role> asMap() {
-            return roles;
+        public List<Owner> owners() {
+            List<Owner> out = new ArrayList<>(roles.size());
+            for (LongIterator it = roles.keySet().iterator(); it.hasNext(); ) {
+                out.add(owner(it.nextLong()));
+            }
+            return out;
+        }
+
+        @Override
+        public boolean allRetired() {
+            for (LongIterator it = roles.keySet().iterator(); it.hasNext(); ) {
+                if (KINDS[(int) (it.nextLong() >>> ID_BITS)] != Owner.Kind.RETIRED) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public long countingRule() {
+            for (var it = roles.long2IntEntrySet().fastIterator(); it.hasNext(); ) {
+                var e = it.next();
+                if (KINDS[(int) (e.getLongKey() >>> ID_BITS)] == Owner.Kind.RULE
+                        && ROLES[e.getIntValue()] == PhysicalRule.Role.COUNTING) {
+                    return e.getLongKey() & ID_MASK;
+                }
+            }
+            return -1;
         }
 
         @Override
         public Owner firstOwner() {
-            return roles.keySet().iterator().next();
+            return owner(roles.firstLongKey());
         }
 
         @Override
         public PhysicalRule.Role firstRole() {
-            return roles.values().iterator().next();
+            return ROLES[roles.get(roles.firstLongKey())];
         }
     }
 }

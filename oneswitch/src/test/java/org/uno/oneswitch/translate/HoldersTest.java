@@ -90,4 +90,21 @@ class HoldersTest {
         assertEquals(List.of(Owner.rule(4)), holders.owners("k"));
         assertTrue(holders.onlyRetired("absent"));
     }
+
+    @Test
+    void ownersOfEveryKindKeepTheirKindIdAndRoleWhenShared() {
+        holders.add("k", Owner.retired(3), DELIVERY);
+        holders.add("k", Owner.retired(4), DELIVERY);
+        assertTrue(holders.onlyRetired("k"));
+        holders.add("k", Owner.group(0xffffffffL), DELIVERY);
+        holders.add("k", Owner.INFRASTRUCTURE, PhysicalRule.Role.INFRASTRUCTURE);
+        holders.add("k", Owner.rule(9), COUNTING);
+        assertFalse(holders.onlyRetired("k"));
+        assertEquals(List.of(Owner.retired(3), Owner.retired(4), Owner.group(0xffffffffL), Owner.INFRASTRUCTURE,
+                Owner.rule(9)), holders.owners("k"));
+        assertEquals(Optional.of(9L), holders.countingRule("k"));
+        holders.dropRetired("k");
+        assertEquals(Owner.group(0xffffffffL), holders.first("k").orElseThrow());
+        assertEquals(Optional.of(DELIVERY), holders.role("k"));
+    }
 }
