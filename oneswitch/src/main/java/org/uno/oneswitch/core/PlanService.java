@@ -271,7 +271,7 @@ public final class PlanService {
             }
         }
         if (carryOnDelete.size() > 4 * plan.size() + 1024) {
-            carryOnDelete.keySet().removeIf(c -> plan.entryOf(c).isEmpty());
+            carryOnDelete.keySet().removeIf(c -> !plan.planned(c));
         }
     }
 

@@ -87,6 +87,7 @@ public final class PhysicalFlowTable {
         return ownerId[slot];
     }
 
+    /** The code that goes with {@link #ownerId}, 0 when the owners are not kept so. */
     public int ownerCode(int slot) {
         return ownerCode[slot];
     }
@@ -107,6 +108,11 @@ public final class PhysicalFlowTable {
     /** Whether an entry has {@code cookie}. */
     public boolean hasCookie(long cookieValue) {
         return slotByCookie.containsKey(cookieValue);
+    }
+
+    /** The slot of the entry with {@code cookie}, or -1. */
+    public int slotOfCookie(long cookieValue) {
+        return slotByCookie.get(cookieValue);
     }
 
     /** Sets the entry {@code key} to {@code next} (null removes it); returns what it was, or null. */

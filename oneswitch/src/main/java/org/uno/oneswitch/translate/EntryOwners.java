@@ -18,9 +18,11 @@ final class EntryOwners implements Holders.Store<PhysicalKey> {
     @Override
     public OwnerRoles get(PhysicalKey key) {
         int slot = flows.slotOf(key);
-        if (slot < 0) {
-            return null;
-        }
+        return slot < 0 ? null : at(slot);
+    }
+
+    /** The owners of the entry in {@code slot}, or null. */
+    OwnerRoles at(int slot) {
         int code = flows.ownerCode(slot);
         return code != 0 ? new OwnerRoles.SoleRule(flows.ownerId(slot), OwnerRoles.ROLES[code - 1]) : (OwnerRoles) flows.owners(slot);
     }

@@ -142,13 +142,6 @@ final class Holders<K> {
         return owners == null ? Optional.empty() : Optional.of(owners.firstRole());
     }
 
-    /** The virtual rule whose counting entry {@code key} is. */
-    Optional<Long> countingRule(K key) {
-        OwnerRoles owners = byKey.get(key);
-        long rule = owners == null ? -1 : owners.countingRule();
-        return rule < 0 ? Optional.empty() : Optional.of(rule);
-    }
-
     private void putRaw(K key, Owner owner, PhysicalRule.Role role) {
         put(key, byKey.get(key), owner, role);
     }

@@ -50,7 +50,8 @@ public final class PhysicalPlan {
     private final TagSpace tags;
     /** The planned entries' content, in columns (who holds each is in {@link #flowHolders}). */
     private final PhysicalFlowTable flows = new PhysicalFlowTable();
-    private final Holders<PhysicalKey> flowHolders = new Holders<>(new EntryOwners(flows));
+    private final EntryOwners flowOwners = new EntryOwners(flows);
+    private final Holders<PhysicalKey> flowHolders = new Holders<>(flowOwners);
     private final Map<PhysicalGroup.GroupKey, PhysicalGroup> groups = new HashMap<>();
     private final Holders<PhysicalGroup.GroupKey> groupHolders = new Holders<>();
     private final Translations byOwner = new Translations(flows);
@@ -267,8 +268,15 @@ public final class PhysicalPlan {
 
     /** The virtual rule an entry with {@code cookie} counts for. */
     public Optional<Long> countingOwner(U64 cookie) {
-        PhysicalKey key = flows.keyOf(cookie.getValue());
-        return key == null ? Optional.empty() : flowHolders.countingRule(key);
+        int slot = flows.slotOfCookie(cookie.getValue());
+        OwnerRoles owners = slot < 0 ? null : flowOwners.at(slot);
+        long rule = owners == null ? -1 : owners.countingRule();
+        return rule < 0 ? Optional.empty() : Optional.of(rule);
+    }
+
+    /** Whether an entry with {@code cookie} is planned. */
+    public boolean planned(U64 cookie) {
+        return flows.hasCookie(cookie.getValue());
     }
 
     /**

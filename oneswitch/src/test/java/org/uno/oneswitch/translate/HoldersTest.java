@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -17,7 +19,28 @@ class HoldersTest {
     private static final PhysicalRule.Role COUNTING = PhysicalRule.Role.COUNTING;
     private static final PhysicalRule.Role DELIVERY = PhysicalRule.Role.DELIVERY;
 
-    private final Holders<String> holders = new Holders<>();
+    private final Map<String, OwnerRoles> kept = new HashMap<>();
+    private final Holders<String> holders = new Holders<>(new Holders.Store<>() {
+        @Override
+        public OwnerRoles get(String key) {
+            return kept.get(key);
+        }
+
+        @Override
+        public void put(String key, OwnerRoles owners) {
+            kept.put(key, owners);
+        }
+
+        @Override
+        public void remove(String key) {
+            kept.remove(key);
+        }
+    });
+
+    /** The first rule holding {@code key} with the COUNTING role, or -1. */
+    private long countingRule(String key) {
+        return kept.get(key).countingRule();
+    }
 
     @Test
     void anEntryIsHeldWhileAnyOwnerHoldsItAndOwnersKeepTheirOrder() {
@@ -27,11 +50,11 @@ class HoldersTest {
         holders.add("k", Owner.rule(1), COUNTING);            // again: keeps its place
         assertEquals(List.of(Owner.rule(1), Owner.rule(2), Owner.rule(3)), holders.owners("k"));
         assertEquals(Optional.of(COUNTING), holders.role("k"));
-        assertEquals(Optional.of(1L), holders.countingRule("k"));
+        assertEquals(1L, countingRule("k"));
 
         assertFalse(holders.remove("k", Owner.rule(1)));
         assertEquals(Optional.of(DELIVERY), holders.role("k"));
-        assertEquals(Optional.empty(), holders.countingRule("k"));
+        assertEquals(-1L, countingRule("k"));
         assertFalse(holders.remove("k", Owner.rule(3)));
         assertTrue(holders.remove("k", Owner.rule(2)));
         assertFalse(holders.held("k"));
@@ -73,7 +96,7 @@ class HoldersTest {
         holders.rollback();
         assertEquals(Owner.rule(1), holders.first("k").orElseThrow());
         assertEquals(Optional.of(COUNTING), holders.role("k"));
-        assertEquals(Optional.of(1L), holders.countingRule("k"));
+        assertEquals(1L, countingRule("k"));
         assertEquals(Set.of(Owner.rule(1), Owner.rule(2), Owner.rule(3)), Set.copyOf(holders.owners("k")));
         assertEquals(List.of(Owner.rule(4)), holders.owners("sole"));
         assertEquals(Optional.of(COUNTING), holders.role("sole"));
@@ -102,7 +125,7 @@ class HoldersTest {
         assertFalse(holders.onlyRetired("k"));
         assertEquals(List.of(Owner.retired(3), Owner.retired(4), Owner.group(0xffffffffL), Owner.INFRASTRUCTURE,
                 Owner.rule(9)), holders.owners("k"));
-        assertEquals(Optional.of(9L), holders.countingRule("k"));
+        assertEquals(9L, countingRule("k"));
         holders.dropRetired("k");
         assertEquals(Owner.group(0xffffffffL), holders.first("k").orElseThrow());
         assertEquals(Optional.of(DELIVERY), holders.role("k"));
