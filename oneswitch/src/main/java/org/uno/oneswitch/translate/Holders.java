@@ -25,6 +25,26 @@ final class Holders<K> {
         void put(K key, OwnerRoles owners);
 
         void remove(K key);
+
+        /** The store that is {@code map}. */
+        static <K> Store<K> in(Map<K, OwnerRoles> map) {
+            return new Store<>() {
+                @Override
+                public OwnerRoles get(K key) {
+                    return map.get(key);
+                }
+
+                @Override
+                public void put(K key, OwnerRoles owners) {
+                    map.put(key, owners);
+                }
+
+                @Override
+                public void remove(K key) {
+                    map.remove(key);
+                }
+            };
+        }
     }
 
     private final Store<K> byKey;
@@ -33,23 +53,7 @@ final class Holders<K> {
 
     /** Holders kept in a map of their own. */
     Holders() {
-        Map<K, OwnerRoles> map = new HashMap<>();
-        this.byKey = new Store<>() {
-            @Override
-            public OwnerRoles get(K key) {
-                return map.get(key);
-            }
-
-            @Override
-            public void put(K key, OwnerRoles owners) {
-                map.put(key, owners);
-            }
-
-            @Override
-            public void remove(K key) {
-                map.remove(key);
-            }
-        };
+        this(Store.in(new HashMap<>()));
     }
 
     /** Holders kept in {@code store}. */

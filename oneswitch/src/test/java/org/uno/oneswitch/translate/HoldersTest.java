@@ -20,22 +20,7 @@ class HoldersTest {
     private static final PhysicalRule.Role DELIVERY = PhysicalRule.Role.DELIVERY;
 
     private final Map<String, OwnerRoles> kept = new HashMap<>();
-    private final Holders<String> holders = new Holders<>(new Holders.Store<>() {
-        @Override
-        public OwnerRoles get(String key) {
-            return kept.get(key);
-        }
-
-        @Override
-        public void put(String key, OwnerRoles owners) {
-            kept.put(key, owners);
-        }
-
-        @Override
-        public void remove(String key) {
-            kept.remove(key);
-        }
-    });
+    private final Holders<String> holders = new Holders<>(Holders.Store.in(kept));
 
     /** The first rule holding {@code key} with the COUNTING role, or -1. */
     private long countingRule(String key) {
