@@ -24,7 +24,10 @@ final class EntryOwners implements Holders.Store<PhysicalKey> {
     /** The owners of the entry in {@code slot}, or null. */
     OwnerRoles at(int slot) {
         int code = flows.ownerCode(slot);
-        return code != 0 ? new OwnerRoles.SoleRule(flows.ownerId(slot), OwnerRoles.ROLES[code - 1]) : (OwnerRoles) flows.owners(slot);
+        if (code != 0) {
+            return new OwnerRoles.SoleRule(flows.ownerId(slot), OwnerRoles.ROLES[code - 1]);
+        }
+        return (OwnerRoles) flows.owners(slot);
     }
 
     @Override
