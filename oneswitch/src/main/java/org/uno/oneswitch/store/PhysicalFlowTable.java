@@ -52,7 +52,7 @@ public final class PhysicalFlowTable {
     /** Key hash -> the first slot of the chain of entries whose keys have it. */
     private final Long2IntOpenHashMap slotByHash = new Long2IntOpenHashMap();
     private final Long2IntOpenHashMap slotByCookie = new Long2IntOpenHashMap();
-    /* the key last found and its slot: a change looks its entries' keys up several times each */
+    /* the key last found or made and its slot: a change looks its entries' keys up several times each */
     private PhysicalKey lastKey;
     private int lastSlot;
 
@@ -228,8 +228,12 @@ public final class PhysicalFlowTable {
 
     /** The key of the entry in {@code slot}, made from its columns. */
     public PhysicalKey keyAt(int slot) {
-        return new PhysicalKey(switches.get(switchIndex[slot]), tablePriority[slot] >>> 16,
+        PhysicalKey key = new PhysicalKey(switches.get(switchIndex[slot]), tablePriority[slot] >>> 16,
                 tablePriority[slot] & 0xffff, arena.get(match[slot]));
+        // a key made here is what the caller looks up next (its content, its owners): found without a search
+        lastKey = key;
+        lastSlot = slot;
+        return key;
     }
 
     /** The content of the entry in {@code slot}. */
