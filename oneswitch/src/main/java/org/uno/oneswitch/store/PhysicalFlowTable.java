@@ -5,8 +5,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiConsumer;
 
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
-
 import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
@@ -30,40 +28,33 @@ public final class PhysicalFlowTable {
         }
     }
 
-    private static final int NONE = -1;
-    private static final int FIRST_CAPACITY = 1024;
+    private static final int NONE = SlotIndex.NONE;
 
     /** The switches' ids, by the index the entries keep (a host and a few sNICs). */
     private final List<String> switches = new ArrayList<>();
-    private int[] switchIndex = new int[FIRST_CAPACITY];
-    private int[] tablePriority = new int[FIRST_CAPACITY];   // table << 16 | priority
-    private int[] match = new int[FIRST_CAPACITY];
-    private int[] matchHash = new int[FIRST_CAPACITY];
-    private Object[] instructions = new Object[FIRST_CAPACITY];
-    private long[] cookie = new long[FIRST_CAPACITY];
-    private int[] tag = new int[FIRST_CAPACITY];
-    private int[] nextSameHash = new int[FIRST_CAPACITY];
+    private int[] switchIndex = new int[Slots.FIRST_CAPACITY];
+    private int[] tablePriority = new int[Slots.FIRST_CAPACITY];   // table << 16 | priority
+    private int[] match = new int[Slots.FIRST_CAPACITY];
+    private int[] matchHash = new int[Slots.FIRST_CAPACITY];
+    private Object[] instructions = new Object[Slots.FIRST_CAPACITY];
+    private long[] cookie = new long[Slots.FIRST_CAPACITY];
+    private int[] tag = new int[Slots.FIRST_CAPACITY];
     /* who holds each entry, the planner's business: an object, or, in the usual case, an id and a small code */
-    private Object[] owners = new Object[FIRST_CAPACITY];
-    private long[] ownerId = new long[FIRST_CAPACITY];
-    private int[] ownerCode = new int[FIRST_CAPACITY];
+    private Object[] owners = new Object[Slots.FIRST_CAPACITY];
+    private long[] ownerId = new long[Slots.FIRST_CAPACITY];
+    private int[] ownerCode = new int[Slots.FIRST_CAPACITY];
     private final Slots slots = new Slots();
     private MatchArena arena = new MatchArena();
-    /** Key hash -> the first slot of the chain of entries whose keys have it. */
-    private final Long2IntOpenHashMap slotByHash = new Long2IntOpenHashMap();
-    private final Long2IntOpenHashMap slotByCookie = new Long2IntOpenHashMap();
+    /** Slots by their key's hash (several keys may share one). */
+    private final SlotIndex byHash = new SlotIndex(s -> keyHash(switchIndex[s], tablePriority[s], matchHash[s]));
+    private final SlotIndex byCookie = new SlotIndex(s -> cookie[s]);
     /* the key last found or made and its slot: a change looks its entries' keys up several times each */
     private PhysicalKey lastKey;
     private int lastSlot;
 
-    public PhysicalFlowTable() {
-        slotByHash.defaultReturnValue(NONE);
-        slotByCookie.defaultReturnValue(NONE);
-    }
-
     /** How many entries there are. */
     public int size() {
-        return slotByCookie.size();
+        return byCookie.size();
     }
 
     /** The entry {@code key}, or null. */
@@ -101,18 +92,18 @@ public final class PhysicalFlowTable {
 
     /** The key of the entry with {@code cookie}, or null. */
     public PhysicalKey keyOf(long cookieValue) {
-        int slot = slotByCookie.get(cookieValue);
+        int slot = byCookie.first(cookieValue);
         return slot == NONE ? null : keyAt(slot);
     }
 
     /** Whether an entry has {@code cookie}. */
     public boolean hasCookie(long cookieValue) {
-        return slotByCookie.containsKey(cookieValue);
+        return byCookie.first(cookieValue) != NONE;
     }
 
     /** The slot of the entry with {@code cookie}, or -1. */
     public int slotOfCookie(long cookieValue) {
-        return slotByCookie.get(cookieValue);
+        return byCookie.first(cookieValue);
     }
 
     /** Sets the entry {@code key} to {@code next} (null removes it); returns what it was, or null. */
@@ -120,7 +111,7 @@ public final class PhysicalFlowTable {
         int slot = find(key);
         Content prev = slot == NONE ? null : contentAt(slot);
         if (prev != null) {
-            slotByCookie.remove(prev.cookie());
+            byCookie.remove(slot, prev.cookie());
         }
         if (next == null) {
             if (slot != NONE) {
@@ -134,7 +125,7 @@ public final class PhysicalFlowTable {
         instructions[slot] = next.instructions();
         cookie[slot] = next.cookie();
         tag[slot] = next.tag();
-        slotByCookie.put(next.cookie(), slot);
+        byCookie.add(slot, next.cookie());
         return prev;
     }
 
@@ -170,7 +161,8 @@ public final class PhysicalFlowTable {
         }
         int tp = key.table() << 16 | key.priority();
         int mh = key.match().hashCode();
-        for (int s = slotByHash.get(keyHash(sw, tp, mh)); s != NONE; s = nextSameHash[s]) {
+        long hash = keyHash(sw, tp, mh);
+        for (int s = byHash.first(hash); s != NONE; s = byHash.next(s, hash)) {
             if (switchIndex[s] == sw && tablePriority[s] == tp && matchHash[s] == mh && arena.holds(match[s], key.match())) {
                 return s;
             }
@@ -187,36 +179,20 @@ public final class PhysicalFlowTable {
         }
         int slot = slots.allocate();
         if (slot == instructions.length) {
-            grow(slot * 2);
+            grow(Slots.capacityAfter(slot));
         }
         FlowMatch m = key.match();
         switchIndex[slot] = sw;
         tablePriority[slot] = key.table() << 16 | key.priority();
         match[slot] = arena.add(m);
         matchHash[slot] = m.hashCode();
-        long hash = keyHash(sw, tablePriority[slot], matchHash[slot]);
-        nextSameHash[slot] = slotByHash.get(hash);
-        slotByHash.put(hash, slot);
+        byHash.add(slot, keyHash(sw, tablePriority[slot], matchHash[slot]));
         return slot;
     }
 
     private void remove(int slot) {
         lastKey = null;
-        long hash = keyHash(switchIndex[slot], tablePriority[slot], matchHash[slot]);
-        int head = slotByHash.get(hash);
-        if (head == slot) {
-            if (nextSameHash[slot] == NONE) {
-                slotByHash.remove(hash);
-            } else {
-                slotByHash.put(hash, nextSameHash[slot]);
-            }
-        } else {
-            int s = head;
-            while (nextSameHash[s] != slot) {
-                s = nextSameHash[s];
-            }
-            nextSameHash[s] = nextSameHash[slot];
-        }
+        byHash.remove(slot, keyHash(switchIndex[slot], tablePriority[slot], matchHash[slot]));
         arena.free(match[slot]);
         instructions[slot] = null;
         setOwners(slot, null, 0, 0);
@@ -250,7 +226,6 @@ public final class PhysicalFlowTable {
         instructions = Arrays.copyOf(instructions, capacity);
         cookie = Arrays.copyOf(cookie, capacity);
         tag = Arrays.copyOf(tag, capacity);
-        nextSameHash = Arrays.copyOf(nextSameHash, capacity);
         owners = Arrays.copyOf(owners, capacity);
         ownerId = Arrays.copyOf(ownerId, capacity);
         ownerCode = Arrays.copyOf(ownerCode, capacity);

@@ -22,22 +22,20 @@ import org.uno.oneswitch.model.VirtualRule;
  */
 final class RuleColumns {
     /** No slot. */
-    static final int NONE = -1;
-    private static final int FIRST_CAPACITY = 1024;
+    static final int NONE = SlotIndex.NONE;
     private static final OFFlowModFlags[] FLAGS = OFFlowModFlags.values();
 
-    private long[] id = new long[FIRST_CAPACITY];
-    private long[] cookie = new long[FIRST_CAPACITY];
-    private long[] installed = new long[FIRST_CAPACITY];
-    private int[] tablePriority = new int[FIRST_CAPACITY];   // table << 16 | priority
-    private int[] timeouts = new int[FIRST_CAPACITY];        // idle << 16 | hard
-    private int[] flags = new int[FIRST_CAPACITY];
-    private int[] match = new int[FIRST_CAPACITY];
-    private int[] matchHash = new int[FIRST_CAPACITY];
-    private Object[] instructions = new Object[FIRST_CAPACITY];
-    private int[] next = new int[FIRST_CAPACITY];
-    private int[] prev = new int[FIRST_CAPACITY];
-    private int[] nextSameHash = new int[FIRST_CAPACITY];
+    private long[] id = new long[Slots.FIRST_CAPACITY];
+    private long[] cookie = new long[Slots.FIRST_CAPACITY];
+    private long[] installed = new long[Slots.FIRST_CAPACITY];
+    private int[] tablePriority = new int[Slots.FIRST_CAPACITY];   // table << 16 | priority
+    private int[] timeouts = new int[Slots.FIRST_CAPACITY];        // idle << 16 | hard
+    private int[] flags = new int[Slots.FIRST_CAPACITY];
+    private int[] match = new int[Slots.FIRST_CAPACITY];
+    private int[] matchHash = new int[Slots.FIRST_CAPACITY];
+    private Object[] instructions = new Object[Slots.FIRST_CAPACITY];
+    private int[] next = new int[Slots.FIRST_CAPACITY];
+    private int[] prev = new int[Slots.FIRST_CAPACITY];
     private final Slots slots = new Slots();
     private MatchArena arena = new MatchArena();
 
@@ -45,7 +43,7 @@ final class RuleColumns {
     int allocate() {
         int slot = slots.allocate();
         if (slot == id.length) {
-            grow(id.length * 2);
+            grow(Slots.capacityAfter(id.length));
         }
         return slot;
     }
@@ -128,14 +126,6 @@ final class RuleColumns {
         prev[slot] = to;
     }
 
-    int nextSameHash(int slot) {
-        return nextSameHash[slot];
-    }
-
-    void setNextSameHash(int slot, int to) {
-        nextSameHash[slot] = to;
-    }
-
     private void grow(int capacity) {
         id = Arrays.copyOf(id, capacity);
         cookie = Arrays.copyOf(cookie, capacity);
@@ -148,7 +138,6 @@ final class RuleColumns {
         instructions = Arrays.copyOf(instructions, capacity);
         next = Arrays.copyOf(next, capacity);
         prev = Arrays.copyOf(prev, capacity);
-        nextSameHash = Arrays.copyOf(nextSameHash, capacity);
     }
 
     private static int flagBits(Set<OFFlowModFlags> set) {

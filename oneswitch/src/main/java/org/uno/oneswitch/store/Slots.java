@@ -7,6 +7,21 @@ import java.util.Arrays;
  * columns grow only to the most rows ever held at once.
  */
 final class Slots {
+    /**
+     * An array's header, in 4-byte elements (16 bytes with compressed class pointers). Columns of
+     * {@code 2^k - HEADER} 4- or 8-byte elements take just under a power of two bytes, header included:
+     * past half a G1 region, an array is a humongous object of whole regions, and one just over a power
+     * of two would waste up to a region.
+     */
+    private static final int HEADER = 4;
+    /** The capacity columns start with. */
+    static final int FIRST_CAPACITY = (1 << 10) - HEADER;
+
+    /** The capacity after {@code length}: twice as much, header included. */
+    static int capacityAfter(int length) {
+        return 2 * (length + HEADER) - HEADER;
+    }
+
     private int[] free = new int[64];
     private int freeCount;
     private int highWater;

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowMatch;
@@ -25,9 +24,9 @@ import org.uno.oneswitch.model.VirtualRule;
  * The virtual switch's flow tables: every virtual rule, by key and by id.
  *
  * <p>The rules are kept in columns ({@link RuleColumns}), not as objects: a rule read from the table
- * is made from them, equal to the one stored but not the same object. Indexes map the rule's id, and
- * its key's hash, to its slot (unboxed, in open-addressing maps); the slots whose keys share a hash
- * are chained, and installation order is a list through the slots. Rules with a timeout are also kept
+ * is made from them, equal to the one stored but not the same object. Indexes file the slots by the
+ * rule's id and by its key's hash ({@link SlotIndex}, chained through the slots), and installation
+ * order is a list through the slots. Rules with a timeout are also kept
  * as objects, for the once-a-second expiry.
  *
  * <p>Invariant: at most one rule per (table, priority, match) and ids are unique and never reused.
@@ -35,9 +34,9 @@ import org.uno.oneswitch.model.VirtualRule;
  */
 public final class VirtualFlowTable {
     private final RuleColumns rows = new RuleColumns();
-    private final Long2IntOpenHashMap slotById = new Long2IntOpenHashMap();
-    /** Key hash -> the first slot of the chain of rules whose keys have it. */
-    private final Long2IntOpenHashMap slotByHash = new Long2IntOpenHashMap();
+    private final SlotIndex byId = new SlotIndex(rows::id);
+    /** Slots by their key's hash (several keys may share one). */
+    private final SlotIndex byHash = new SlotIndex(s -> keyHash(rows.table(s), rows.priority(s), rows.matchHash(s)));
     private int first = NONE;
     private int last = NONE;
     /** The rules with an idle or hard timeout, by id: the once-a-second expiry looks only at these. */
@@ -45,11 +44,6 @@ public final class VirtualFlowTable {
     private final int[] perTable = new int[256];
     private long nextId = 1;
     private ChangeListener listener = ChangeListener.NONE;
-
-    public VirtualFlowTable() {
-        slotById.defaultReturnValue(NONE);
-        slotByHash.defaultReturnValue(NONE);
-    }
 
     /** The hash a rule with this key is filed under. */
     static long keyHash(int table, int priority, FlowMatch match) {
@@ -85,12 +79,12 @@ public final class VirtualFlowTable {
     }
 
     public Optional<VirtualRule> byId(long id) {
-        return read(slotById.get(id));
+        return read(byId.first(id));
     }
 
     /** Whether a rule has {@code id} (asked without making the rule from its columns). */
     public boolean contains(long id) {
-        return slotById.containsKey(id);
+        return byId.first(id) != NONE;
     }
 
     /** Whether a rule has {@code key} (asked without making the rule from its columns). */
@@ -111,7 +105,7 @@ public final class VirtualFlowTable {
 
     /** Stores {@code r}, replacing the rule with the same id or key (in place when the key is the same). */
     public void put(VirtualRule r) {
-        int slot = slotById.get(r.id());
+        int slot = byId.first(r.id());
         listener.ruleChanged(r.id(), before(slot));
         if (slot != NONE && rows.hasKey(slot, r.table(), r.priority(), r.match())) {
             rows.write(slot, r);
@@ -128,10 +122,8 @@ public final class VirtualFlowTable {
         slot = rows.allocate();
         rows.write(slot, r);
         link(slot);
-        long hash = keyHash(r.table(), r.priority(), r.match());
-        rows.setNextSameHash(slot, slotByHash.get(hash));
-        slotByHash.put(hash, slot);
-        slotById.put(r.id(), slot);
+        byHash.add(slot, keyHash(r.table(), r.priority(), r.match()));
+        byId.add(slot, r.id());
         indexTimeouts(r);
         perTable[r.table()]++;
     }
@@ -146,14 +138,14 @@ public final class VirtualFlowTable {
 
     /** Removes the rule with {@code id} if present. */
     public void remove(long id) {
-        int slot = slotById.get(id);
+        int slot = byId.first(id);
         if (slot == NONE) {
             return;
         }
         listener.ruleChanged(id, before(slot));
         unlink(slot);
-        unfile(slot);
-        slotById.remove(id);
+        byHash.remove(slot, keyHash(rows.table(slot), rows.priority(slot), rows.matchHash(slot)));
+        byId.remove(slot, id);
         timed.remove(id);
         perTable[rows.table(slot)]--;
         rows.release(slot);
@@ -209,7 +201,7 @@ public final class VirtualFlowTable {
 
             @Override
             public int size() {
-                return slotById.size();
+                return byId.size();
             }
         };
     }
@@ -225,7 +217,7 @@ public final class VirtualFlowTable {
     }
 
     public int size() {
-        return slotById.size();
+        return byId.size();
     }
 
     private Optional<VirtualRule> read(int slot) {
@@ -238,7 +230,8 @@ public final class VirtualFlowTable {
     }
 
     private int find(int table, int priority, FlowMatch match) {
-        for (int s = slotByHash.get(keyHash(table, priority, match)); s != NONE; s = rows.nextSameHash(s)) {
+        long hash = keyHash(table, priority, match);
+        for (int s = byHash.first(hash); s != NONE; s = byHash.next(s, hash)) {
             if (rows.hasKey(s, table, priority, match)) {
                 return s;
             }
@@ -271,24 +264,5 @@ public final class VirtualFlowTable {
         } else {
             rows.setPrev(n, p);
         }
-    }
-
-    /** Takes {@code slot} out of the chain of its key's hash. */
-    private void unfile(int slot) {
-        long hash = keyHash(rows.table(slot), rows.priority(slot), rows.matchHash(slot));
-        int s = slotByHash.get(hash);
-        if (s == slot) {
-            int n = rows.nextSameHash(slot);
-            if (n == NONE) {
-                slotByHash.remove(hash);
-            } else {
-                slotByHash.put(hash, n);
-            }
-            return;
-        }
-        while (rows.nextSameHash(s) != slot) {
-            s = rows.nextSameHash(s);
-        }
-        rows.setNextSameHash(s, rows.nextSameHash(slot));
     }
 }
