@@ -120,7 +120,8 @@ def _footprint(r: dict) -> str:
         for mix, m in mixes.items():
             small, big = m["installs"]
             loop, echo = big["event_loop"], big["echo"]
-            rows.append([jvm, mix, m["idle"]["rss_mb"], small["rss_mb"], big["rss_mb"], big["heap_live_mb"],
+            rows.append([jvm, mix, m["idle"]["rss_mb"], small["rss_mb"], big["rss_mb"], big.get("rss_settled_mb", "-"),
+                         big["heap_live_mb"],
                          big["heap"]["committed_mb"], big.get("objects_per_rule", "-"),
                          big.get("object_bytes_per_rule", "-"), loop["ticks_late_over_10ms"],
                          loop["worst_late_ms_at_most"] or "more",
@@ -128,8 +129,13 @@ def _footprint(r: dict) -> str:
                          echo["samples"],
                          r["met"][jvm][mix]])
     t = r["targets"]
+    settled_after = next((m["installs"][-1]["settling"][-1]["after_s"] for mixes in r["results"].values()
+                          for m in mixes.values() if "settling" in m["installs"][-1]), "-")
     return ("## Footprint (`oneswitch-footprint.json`)\n\nOneSwitch's resident size (MiB) idle and after "
-            f"{small['rules']:,} and {big['rules']:,} streamed virtual rules; the live heap after the larger install "
+            f"{small['rules']:,} and {big['rules']:,} streamed virtual rules, and with the JVM's defaults "
+            f"{settled_after} s after the larger install (\"settled\": OneSwitch's "
+            "heap policy gives memory back at the idle JVM's periodic collections; the RSS target is read there); "
+            "the live heap after the larger install "
             "(after a full collection), the heap the collector had committed, and what each rule keeps as objects of "
             "its own (the classes with an instance per two rules or more; the columns, pages and indexes' arrays "
             "are not counted); during the larger install, the "
@@ -138,7 +144,8 @@ def _footprint(r: dict) -> str:
             "the machine's scheduling alone does under that load), and echo round "
             f"trips on a second controller connection. Targets: RSS at most {t['rss_mb']} MiB, no stall over "
             f"{t['stall_ms']} ms, echo p99.9 at most {t['echo_p99_9_ms']} ms.\n\n"
-            + table(["JVM", "rules", "RSS idle", "RSS 10k", "RSS 100k", "live heap 100k", "heap committed",
+            + table(["JVM", "rules", "RSS idle", "RSS 10k", "RSS 100k", "RSS 100k settled", "live heap 100k",
+                     "heap committed",
                      "objects a rule", "bytes of them", "ticks late >10 ms", "latest tick, ms at most",
                      "peer: idle loop's ticks late >10 ms",
                      "echo p99.9 ms", "echo samples", "met"], rows)

@@ -52,6 +52,7 @@ public final class Main {
                         + (config.stateFile().isPresent() ? checkState(config) : ""));
                 return;
             }
+            HeapPolicy.apply();
             OneSwitch os = OneSwitch.start(config, topology);
             CountDownLatch done = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
