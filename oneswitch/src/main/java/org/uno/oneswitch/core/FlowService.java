@@ -151,6 +151,9 @@ public final class FlowService {
 
     /** Refuses a change that would hold more than {@code maxRules} virtual rules, as a full table does. */
     private void checkRoom(TableChange change) throws FlowModFailedException {
+        if (table.size() + change.upserts().size() - change.removals().size() <= maxRules) {
+            return;  // room even if every upsert were new: no need to look them up
+        }
         long added = change.upserts().stream()
                 .filter(r -> !table.contains(r.id()) && !table.contains(r.key())).count();
         if (added > 0 && table.size() + added - change.removals().size() > maxRules) {

@@ -46,8 +46,8 @@ public final class PhysicalFlowTable {
     private final Slots slots = new Slots();
     private MatchArena arena = new MatchArena();
     /** Slots by their key's hash (several keys may share one). */
-    private final SlotIndex byHash = new SlotIndex(s -> keyHash(switchIndex[s], tablePriority[s], matchHash[s]));
-    private final SlotIndex byCookie = new SlotIndex(s -> cookie[s]);
+    private final SlotIndex byHash = new SlotIndex();
+    private final SlotIndex byCookie = new SlotIndex();
     /* the key last found or made and its slot: a change looks its entries' keys up several times each */
     private PhysicalKey lastKey;
     private int lastSlot;
@@ -111,7 +111,7 @@ public final class PhysicalFlowTable {
         int slot = find(key);
         Content prev = slot == NONE ? null : contentAt(slot);
         if (prev != null) {
-            byCookie.remove(slot, prev.cookie());
+            byCookie.remove(slot);
         }
         if (next == null) {
             if (slot != NONE) {
@@ -162,7 +162,7 @@ public final class PhysicalFlowTable {
         int tp = key.table() << 16 | key.priority();
         int mh = key.match().hashCode();
         long hash = keyHash(sw, tp, mh);
-        for (int s = byHash.first(hash); s != NONE; s = byHash.next(s, hash)) {
+        for (int s = byHash.first(hash); s != NONE; s = byHash.next(s)) {
             if (switchIndex[s] == sw && tablePriority[s] == tp && matchHash[s] == mh && arena.holds(match[s], key.match())) {
                 return s;
             }
@@ -192,7 +192,7 @@ public final class PhysicalFlowTable {
 
     private void remove(int slot) {
         lastKey = null;
-        byHash.remove(slot, keyHash(switchIndex[slot], tablePriority[slot], matchHash[slot]));
+        byHash.remove(slot);
         arena.free(match[slot]);
         instructions[slot] = null;
         setOwners(slot, null, 0, 0);

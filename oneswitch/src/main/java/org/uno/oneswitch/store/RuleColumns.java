@@ -106,10 +106,6 @@ final class RuleColumns {
         return cookie[slot];
     }
 
-    int matchHash(int slot) {
-        return matchHash[slot];
-    }
-
     int next(int slot) {
         return next[slot];
     }

@@ -34,9 +34,9 @@ import org.uno.oneswitch.model.VirtualRule;
  */
 public final class VirtualFlowTable {
     private final RuleColumns rows = new RuleColumns();
-    private final SlotIndex byId = new SlotIndex(rows::id);
+    private final SlotIndex byId = new SlotIndex();
     /** Slots by their key's hash (several keys may share one). */
-    private final SlotIndex byHash = new SlotIndex(s -> keyHash(rows.table(s), rows.priority(s), rows.matchHash(s)));
+    private final SlotIndex byHash = new SlotIndex();
     private int first = NONE;
     private int last = NONE;
     /** The rules with an idle or hard timeout, by id: the once-a-second expiry looks only at these. */
@@ -47,11 +47,7 @@ public final class VirtualFlowTable {
 
     /** The hash a rule with this key is filed under. */
     static long keyHash(int table, int priority, FlowMatch match) {
-        return keyHash(table, priority, match.hashCode());
-    }
-
-    private static long keyHash(int table, int priority, int matchHash) {
-        return 31L * (31L * table + priority) + matchHash;
+        return 31L * (31L * table + priority) + match.hashCode();
     }
 
     /** Tells {@code l} about every later change. */
@@ -144,8 +140,8 @@ public final class VirtualFlowTable {
         }
         listener.ruleChanged(id, before(slot));
         unlink(slot);
-        byHash.remove(slot, keyHash(rows.table(slot), rows.priority(slot), rows.matchHash(slot)));
-        byId.remove(slot, id);
+        byHash.remove(slot);
+        byId.remove(slot);
         timed.remove(id);
         perTable[rows.table(slot)]--;
         rows.release(slot);
@@ -231,7 +227,7 @@ public final class VirtualFlowTable {
 
     private int find(int table, int priority, FlowMatch match) {
         long hash = keyHash(table, priority, match);
-        for (int s = byHash.first(hash); s != NONE; s = byHash.next(s, hash)) {
+        for (int s = byHash.first(hash); s != NONE; s = byHash.next(s)) {
             if (rows.hasKey(s, table, priority, match)) {
                 return s;
             }

@@ -19,12 +19,12 @@ import org.junit.jupiter.api.Test;
  */
 class SlotIndexTest {
     private final long[] keyOf = new long[100_000];
-    private final SlotIndex index = new SlotIndex(s -> keyOf[s]);
+    private final SlotIndex index = new SlotIndex();
     private final Map<Long, Set<Integer>> expected = new HashMap<>();
 
     private Set<Integer> found(long key) {
         Set<Integer> slots = new HashSet<>();
-        for (int s = index.first(key); s != SlotIndex.NONE; s = index.next(s, key)) {
+        for (int s = index.first(key); s != SlotIndex.NONE; s = index.next(s)) {
             assertTrue(slots.add(s), "slot " + s + " found twice under " + key);
         }
         return slots;
@@ -37,7 +37,7 @@ class SlotIndexTest {
     }
 
     private void unfile(int slot) {
-        index.remove(slot, keyOf[slot]);
+        index.remove(slot);
         expected.get(keyOf[slot]).remove(slot);
     }
 
