@@ -22,11 +22,14 @@ import com.sun.management.VMOption;
  * are the JVM's manageable options, set at run time through its diagnostic bean:
  * <ul>
  *   <li>{@code MinHeapFreeRatio} / {@code MaxHeapFreeRatio}: after a cycle, the heap is shrunk to at
- *       most 1/(1-0.2) of what it holds, and kept at least 1/(1-0.1) of it;</li>
+ *       most 1/(1-0.15) of what it holds, and kept at least 1/(1-0.05) of it;</li>
  *   <li>{@code G1PeriodicGCInterval}: a concurrent cycle when no collection ran for that long, so the
  *       shrink happens soon after an install ends, not at the next install.</li>
  * </ul>
- * An option the operator set on the command line is left as it is.
+ * On an idle OneSwitch with 100,000 rules the cycles cost no CPU that shows (2.6-2.7 s in 120 s, with
+ * or without them) and its event loop ran late by over 10 ms once in 120 s, as without them; 100,000
+ * crossing rules left 225 MiB resident after 30 s, against 400 MiB. An option the operator set on the
+ * command line is left as it is.
  */
 final class HeapPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(HeapPolicy.class);
@@ -39,9 +42,9 @@ final class HeapPolicy {
 
     private static Map<String, String> options() {
         Map<String, String> options = new LinkedHashMap<>();
-        options.put("MinHeapFreeRatio", "10");
-        options.put("MaxHeapFreeRatio", "20");
-        options.put("G1PeriodicGCInterval", "10000");  // ms
+        options.put("MinHeapFreeRatio", "5");
+        options.put("MaxHeapFreeRatio", "15");
+        options.put("G1PeriodicGCInterval", "5000");  // ms
         return Collections.unmodifiableMap(options);
     }
 
