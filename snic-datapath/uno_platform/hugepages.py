@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
+import time
 
 from uno_platform.errors import PlatformError
 
@@ -52,13 +53,20 @@ def reserve(pages: int) -> int:
     return added
 
 
-def release(added: int) -> None:
-    """Give back `added` pages that `reserve` added. Pages still in use stay with their users."""
+def release(added: int, settle: float = 5.0) -> None:
+    """Give back `added` pages that `reserve` added.
+
+    Pages still in use stay with their users as surplus pages, which the kernel frees when
+    they are unmapped; a process that was just killed may still be unmapping them, so this
+    waits up to `settle` s for the pool to come down."""
     if added <= 0:
         return
     try:
-        total = _read("nr_hugepages")
-        _write("nr_hugepages", max(0, total - added))
+        target = max(0, _read("nr_hugepages") - added)
+        _write("nr_hugepages", target)
+        deadline = time.monotonic() + settle
+        while _read("nr_hugepages") > target and time.monotonic() < deadline:
+            time.sleep(0.05)
     except OSError as exc:
         raise PlatformError(f"cannot release {added} hugepages: {exc.strerror or exc}") from None
 

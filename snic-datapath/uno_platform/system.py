@@ -96,7 +96,8 @@ def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
 
 
 def stop_process(pid: int, started: int | None, *, group: bool = False, grace: float = 3.0) -> bool:
-    """SIGTERM the process (and its process group if `group`), SIGKILL after `grace` s.
+    """SIGTERM the process (and its process group if `group`), SIGKILL after `grace` s, and wait
+    up to `grace` s more for it to die.
 
     Returns False if the pid no longer belongs to the process we started.
     """
@@ -115,7 +116,12 @@ def stop_process(pid: int, started: int | None, *, group: bool = False, grace: f
     try:
         kill(signal.SIGKILL)
     except ProcessLookupError:
-        pass
+        return True
+    # Only once it is dead has the kernel taken back its memory (hugepages included),
+    # which whoever stopped it may be about to count or give back.
+    deadline = time.monotonic() + grace
+    while is_alive(pid, started) and time.monotonic() < deadline:
+        time.sleep(0.02)
     return True
 
 
