@@ -3,11 +3,18 @@ package org.uno.oneswitch.app;
 import java.lang.management.ManagementFactory;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+
+import javax.management.ListenerNotFoundException;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import com.sun.management.VMOption;
 
@@ -24,7 +31,10 @@ import com.sun.management.VMOption;
  *   <li>{@code MinHeapFreeRatio} / {@code MaxHeapFreeRatio}: after a cycle, the heap is shrunk to at
  *       most 1/(1-0.15) of what it holds, and kept at least 1/(1-0.05) of it;</li>
  *   <li>{@code G1PeriodicGCInterval}: a concurrent cycle when no collection ran for that long, so the
- *       shrink happens soon after an install ends, not at the next install.</li>
+ *       shrink happens soon after an install ends, not at the next install. It goes off after
+ *       {@value #PERIODIC_CYCLES} periodic collections in a row, and on again once the heap has grown
+ *       ({@link PeriodicCycles}): left on, an idle OneSwitch paused every 5 s, 7-22 ms each time on a
+ *       busy machine, with nothing left to give back.</li>
  * </ul>
  * On an idle OneSwitch with 100,000 rules the cycles cost no CPU that shows (2.6-2.7 s in 120 s, with
  * or without them) and its event loop ran late by over 10 ms once in 120 s, as without them; 100,000
@@ -34,8 +44,16 @@ import com.sun.management.VMOption;
 final class HeapPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(HeapPolicy.class);
 
+    static final String PERIODIC = "G1PeriodicGCInterval";
+    private static final String PERIODIC_CAUSE = "G1 Periodic Collection";
+    static final int PERIODIC_CYCLES = 12;
+
     /** In the order they must be set: the minimum may never exceed the maximum. */
     static final Map<String, String> OPTIONS = options();
+
+    /** What {@link #apply} did: the options it set, and what follows the collections (closed by tests). */
+    record Applied(Map<String, String> set, AutoCloseable following) {
+    }
 
     private HeapPolicy() {
     }
@@ -44,12 +62,12 @@ final class HeapPolicy {
         Map<String, String> options = new LinkedHashMap<>();
         options.put("MinHeapFreeRatio", "5");
         options.put("MaxHeapFreeRatio", "15");
-        options.put("G1PeriodicGCInterval", "5000");  // ms
+        options.put(PERIODIC, "5000");  // ms
         return Collections.unmodifiableMap(options);
     }
 
-    /** Sets each option still at the JVM's default; returns what it set (the tests read it). */
-    static Map<String, String> apply() {
+    /** Sets each option still at the JVM's default, and follows the collections if it set the periodic one. */
+    static Applied apply() {
         HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         Map<String, String> set = new LinkedHashMap<>();
         for (Map.Entry<String, String> option : OPTIONS.entrySet()) {
@@ -65,6 +83,43 @@ final class HeapPolicy {
             }
         }
         LOG.debug("heap policy: {}", set);
-        return set;
+        AutoCloseable following = set.containsKey(PERIODIC) ? follow(vm, set.get(PERIODIC), PERIODIC_CYCLES) : () -> { };
+        return new Applied(Collections.unmodifiableMap(set), following);
+    }
+
+    /**
+     * Sets the periodic collection to {@code interval} ms, then turns it off and on again as {@link PeriodicCycles}
+     * says after each collection; closing the result stops following (the option stays as it is).
+     */
+    static AutoCloseable follow(HotSpotDiagnosticMXBean vm, String interval, int cycles) {
+        PeriodicCycles cyclesLeft = new PeriodicCycles(cycles);
+        NotificationListener listener = (notification, handback) -> {
+            if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
+                return;
+            }
+            String cause = GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData()).getGcCause();
+            long committed = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted();
+            synchronized (cyclesLeft) {  // one notification at a time, and the option set in their order
+                switch (cyclesLeft.afterCollection(PERIODIC_CAUSE.equals(cause), committed)) {
+                    case ON -> vm.setVMOption(PERIODIC, interval);
+                    case OFF -> vm.setVMOption(PERIODIC, "0");
+                    case NONE -> { }
+                }
+            }
+        };
+        List<NotificationEmitter> emitters = ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .filter(NotificationEmitter.class::isInstance).map(NotificationEmitter.class::cast).toList();
+        synchronized (cyclesLeft) {
+            emitters.forEach(e -> e.addNotificationListener(listener, null, null));
+            vm.setVMOption(PERIODIC, interval);
+        }
+        return () -> {
+            for (NotificationEmitter e : emitters) {
+                try {
+                    e.removeNotificationListener(listener);
+                } catch (ListenerNotFoundException ignored) {  // already removed
+                }
+            }
+        };
     }
 }

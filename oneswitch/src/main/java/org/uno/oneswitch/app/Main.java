@@ -67,7 +67,7 @@ public final class Main {
                         + (config.stateFile().isPresent() ? checkState(config) : ""));
                 return;
             }
-            HeapPolicy.apply();
+            HeapPolicy.apply();  // for the life of the process
             OneSwitch os = OneSwitch.start(config, topology);
             CountDownLatch done = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
