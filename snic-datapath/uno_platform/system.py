@@ -76,15 +76,24 @@ def start_time(pid: int) -> int | None:
 
 def is_alive(pid: int, started: int | None) -> bool:
     now = start_time(pid)
-    return now is not None and (started is None or now == started) and not _is_zombie(pid)
+    return now is not None and (started is None or now == started) and not _exited(pid)
 
 
-def _is_zombie(pid: int) -> bool:
+def _exited(pid: int) -> bool:
+    """Whether every thread of the process has exited (zombies, or gone). Its main thread can be a
+    zombie while others still run their exit, and hold its memory (a DPDK switch's hugepages)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return True
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+                    return False
+        except OSError:
+            continue  # that thread is gone
+    return True
 
 
 def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
