@@ -96,12 +96,20 @@ def _exited(pid: int) -> bool:
     return True
 
 
-def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
-    """SIGKILL `pid` and wait until it is dead (gone or a zombie), as a crash would leave it."""
-    os.kill(pid, signal.SIGKILL)
+def _died_within(pid: int, started: int | None, timeout: float, interval: float) -> bool:
+    """Whether the process is dead (every thread exited) within `timeout` s, looking every `interval` s."""
     deadline = time.monotonic() + timeout
-    while is_alive(pid, None) and time.monotonic() < deadline:
-        time.sleep(0.005)
+    while is_alive(pid, started):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+    return True
+
+
+def kill_and_wait(pid: int, timeout: float = 2.0) -> None:
+    """SIGKILL `pid` and wait until it is dead (every thread exited), as a crash would leave it."""
+    os.kill(pid, signal.SIGKILL)
+    _died_within(pid, None, timeout, 0.005)
 
 
 def stop_process(pid: int, started: int | None, *, group: bool = False, grace: float = 3.0) -> bool:
@@ -117,20 +125,15 @@ def stop_process(pid: int, started: int | None, *, group: bool = False, grace: f
         kill(signal.SIGTERM)
     except ProcessLookupError:
         return False
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if not is_alive(pid, started):
-            return True
-        time.sleep(0.02)
+    if _died_within(pid, started, grace, 0.02):
+        return True
     try:
         kill(signal.SIGKILL)
     except ProcessLookupError:
         return True
     # Only once it is dead has the kernel taken back its memory (hugepages included),
     # which whoever stopped it may be about to count or give back.
-    deadline = time.monotonic() + grace
-    while is_alive(pid, started) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    _died_within(pid, started, grace, 0.02)
     return True
 
 
