@@ -1,7 +1,7 @@
 """Issue 16, point 2: meters against real Open vSwitch bridges. A meter whose rules all take their packets in
 on one switch is kept: its copy on that bridge meters every packet, so the rate holds for the virtual switch, and
-its counters are the bridges' own. A rule that would apply it on the other switch too is refused, since each copy
-would let the whole rate through."""
+its counters are the bridges' own. Issue 22: when its rules' packets enter on two switches, the sNIC's ports'
+packets run the pipeline on the host, so one copy still meters them all."""
 from __future__ import annotations
 
 import re
@@ -83,19 +83,45 @@ def test_a_meter_on_one_switch_is_kept_and_holds_its_rate(oneswitch_stack, tmp_p
     assert "meter=1" not in ofctl(switch_target(stack.platform, "host"), "dump-meters").stdout
 
 
-def test_a_meter_that_two_switches_would_apply_is_refused(oneswitch_stack):
+def test_a_meter_whose_rules_enter_on_two_switches_holds_one_rate(oneswitch_stack):
+    """Rules on the VM's port (host) and the wire's (sNIC) apply one meter: the wire's packets are carried to the
+    host to run the pipeline there, so one bucket meters both directions, as on one bridge."""
     stack = oneswitch_stack(controller=False, vms=1)
     t = stack.target
-    ofctl(t, "add-meter", "meter=1,kbps,band=type=drop,rate=1000")
+    desc = stack.platform.description
+    vm, ext = desc["vms"][0], desc["ext"]["interfaces"][0]
+    vm_ip, ext_ip = vm["ip"].split("/")[0], ext["ip"].split("/")[0]
+    ofctl(t, "add-meter", f"meter=1,pktps,stats,band=type=drop,rate={RATE_PPS}")
     ofctl(t, "add-flow", "priority=100,in_port=1,actions=meter:1,output:2")
-    # Port 2 is on the sNIC: a second copy there would let another 1000 kb/s through.
-    other = ofctl(t, "add-flow", "priority=100,in_port=2,actions=meter:1,output:1", check=False)
-    assert other.returncode != 0 and "OFPBIC_UNSUP_INST" in other.stderr
-    # Without an in_port, packets enter at both switches.
-    anywhere = ofctl(t, "add-flow", "priority=5,actions=meter:1,output:1", check=False)
-    assert anywhere.returncode != 0 and "OFPBIC_UNSUP_INST" in anywhere.stderr
+    ofctl(t, "add-flow", "priority=100,in_port=2,actions=meter:1,output:1")
+    assert "pipeline home host" in stack.oneswitch.tail(50)
+    assert "meter:1" not in ofctl(switch_target(stack.platform, "snic0"), "dump-flows").stdout
+    revalidate(stack.platform)
+    assert ping(vm["netns"], ext_ip)
+    before = meter_stats(t)
+    with NumberedUdp(vm["netns"], desc["ext"]["netns"], ext_ip, flows=1, pps=SEND_PPS, seconds=SECONDS) as out, \
+            NumberedUdp(desc["ext"]["netns"], vm["netns"], vm_ip, flows=1, pps=SEND_PPS, seconds=SECONDS) as back:
+        pass
+    runs = (out.result, back.result)
+    sent = [sum(r["sent"].values()) for r in runs]
+    received = [sum(r["received"].values()) for r in runs]
+    after = meter_stats(t)
+    print(f"meter {RATE_PPS} pkt/s over both directions: sent {sent}, received {received}, meter saw "
+          f"{after['in'] - before['in']} and dropped {after['dropped'] - before['dropped']}")
+    seconds = max(r["seconds"] for r in runs)
+    # One bucket: the two directions share RATE_PPS (two buckets would let twice as many through).
+    assert RATE_PPS * seconds * 0.7 <= sum(received) <= RATE_PPS * (seconds + 1.5), (sent, received, seconds)
+    assert min(received) > 0, "both directions pass the meter"
+    assert after["in"] - before["in"] >= sum(sent)
+    bridges = [meter_stats(switch_target(stack.platform, sw)) for sw in ("host", "snic0")]
+    assert bridges[1]["in"] == 0 and after["flows"] == 2, "the host's copy meters both rules' packets"
+
+    # The wire's rule goes: each switch meters its own ports' packets again, and the wire's pipeline is the sNIC's.
+    ofctl(t, "del-flows", "priority=100,in_port=2", options=("--strict",))
+    assert "pipeline home none" in stack.oneswitch.tail(50)
+    ofctl(t, "add-flow", "priority=100,in_port=2,actions=output:1")
+    revalidate(stack.platform)
+    assert ping(vm["netns"], ext_ip)
+    assert "in_port=2" in ofctl(switch_target(stack.platform, "snic0"), "dump-flows", "table=1").stdout
     unknown = ofctl(t, "add-flow", "priority=100,in_port=1,actions=meter:7,output:2", check=False)
     assert unknown.returncode != 0 and "OFPMMFC_UNKNOWN_METER" in unknown.stderr
-    flows = ofctl(t, "dump-flows").stdout
-    assert "in_port=1" in flows and "in_port=2" not in flows and "priority=5" not in flows
-    assert "meter:1" not in ofctl(switch_target(stack.platform, "snic0"), "dump-flows").stdout

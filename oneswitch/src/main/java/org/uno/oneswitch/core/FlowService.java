@@ -3,7 +3,6 @@ package org.uno.oneswitch.core;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,10 +11,10 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
 import org.projectfloodlight.openflow.protocol.OFFlowModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFFlowModFlags;
 import org.projectfloodlight.openflow.protocol.OFFlowRemovedReason;
@@ -26,7 +25,6 @@ import org.projectfloodlight.openflow.types.U64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.uno.oneswitch.error.BadActionException;
-import org.uno.oneswitch.error.BadInstructionException;
 import org.uno.oneswitch.error.FlowModFailedException;
 import org.uno.oneswitch.error.MeterModFailedException;
 import org.uno.oneswitch.error.OpenFlowException;
@@ -72,14 +70,26 @@ public final class FlowService {
     private final Expiry expiry = new Expiry();
     /** Meter id -> the ids of the rules that apply it (kept by store and forget, so no check scans the table). */
     private final Map<Long, Set<Long>> meterUsers = new HashMap<>();
+    /** Where the metered rules' packets enter, for the pipeline home (see {@link #homed}). */
+    private final MeterSites sites = new MeterSites();
+    private final Consumer<PortMap> setPorts;
+    /** The switch that becomes the pipeline home when a meter is split (the host). */
+    private final String home;
     private long flowMods;
     private long flowModNanos;
     private boolean idlePollPending;
 
+    /**
+     * The flow table's service; {@code ports} reads the port map and {@code setPorts} replaces it when
+     * the rules make {@code home} the pipeline home or stop needing one.
+     */
     public FlowService(VirtualFlowTable table, IdTable<VirtualGroup> groups, IdTable<VirtualMeter> meters,
-                       PlanService planner, Supplier<PortMap> ports, ControllerNotifier notifier,
-                       LongSupplier clock, Runnable changed, Refusals refusals, int maxRules) {
+                       PlanService planner, Supplier<PortMap> ports, Consumer<PortMap> setPorts, String home,
+                       ControllerNotifier notifier, LongSupplier clock, Runnable changed, Refusals refusals,
+                       int maxRules) {
         this.table = table;
+        this.setPorts = setPorts;
+        this.home = home;
         this.maxRules = maxRules;
         this.groups = groups;
         this.meters = meters;
@@ -120,17 +130,25 @@ public final class FlowService {
             return;
         }
         checkRoom(change);
-        Map<Owner, Translation> translations = new LinkedHashMap<>();
         for (VirtualRule r : change.upserts()) {
             RuleValidator.rule(r);
             checkGroups(r);
             checkMeterExists(r);
-            translations.put(Owner.rule(r.id()), planner.translate(r, ports.get()));
+        }
+        PortMap now = ports.get();
+        PortMap target = homedAfter(change, now);
+        Map<Owner, Translation> translations = new LinkedHashMap<>();
+        for (VirtualRule r : change.upserts()) {
+            translations.put(Owner.rule(r.id()), planner.translate(r, target));
         }
         for (VirtualRule r : change.removals()) {
             translations.put(Owner.rule(r.id()), Translation.EMPTY);
         }
-        checkMeterUse(change, translations);
+        if (!target.equals(now)) {
+            translations = planner.translateAllWith(target, translations);
+            LOG.info("pipeline home {}: a meter's rules' packets enter on {} switch", target.pipelineHome()
+                    .orElse("none"), target.pipelineHome().isPresent() ? "more than one" : "one");
+        }
         CompletableFuture<Map<Long, Counts>> finalCounts = change.removals().isEmpty() ? null
                 : countersOf(notifiable(change.removals()));
         boolean reset = req.flags().contains(OFFlowModFlags.RESET_COUNTS);
@@ -139,6 +157,9 @@ public final class FlowService {
         change.upserts().forEach(r -> table.byId(r.id()).ifPresent(old -> before.put(r.id(), old)));
         change.upserts().forEach(this::store);
         change.removals().forEach(r -> forget(r.id()));
+        if (!target.equals(now)) {
+            setPorts.accept(target);
+        }
         if (reset) {
             change.upserts().forEach(r -> planner.forgetCarried(r.id()));
         }
@@ -199,6 +220,7 @@ public final class FlowService {
         }
         restore.forEach(this::store);
         drop.forEach(this::forget);
+        rehome();
         changed.run();
     }
 
@@ -234,6 +256,7 @@ public final class FlowService {
             throw new IllegalStateException("removing rules cannot conflict", e);
         }
         users.forEach(r -> forget(r.id()));
+        rehome();
         notifyRemoved(users, reason, finalCounts);
     }
 
@@ -355,10 +378,12 @@ public final class FlowService {
         table.byId(r.id()).ifPresent(this::unindex);
         table.put(r);
         MeterUse.meterOf(r).ifPresent(m -> meterUsers.computeIfAbsent(m, x -> new TreeSet<>()).add(r.id()));
+        sites.add(r);
     }
 
     /** Takes {@code r} out of the meter index (it is being replaced or removed). */
     private void unindex(VirtualRule r) {
+        sites.remove(r);
         MeterUse.meterOf(r).ifPresent(m -> {
             Set<Long> users = meterUsers.get(m);
             users.remove(r.id());
@@ -385,48 +410,48 @@ public final class FlowService {
     }
 
     /**
-     * Refuses a change after which a meter would be applied on two switches: by one rule whose
-     * packets enter at both, or by rules on different switches (see {@link MeterUse}). Each copy would
-     * let the whole rate through, so the virtual switch's meter would not hold.
+     * {@code ports} with the pipeline home the rules need under its mappings: the host when a meter is
+     * split (its rules' packets enter on two switches, see {@link MeterSites}), else none.
      */
-    private void checkMeterUse(TableChange change, Map<Owner, Translation> translations)
-            throws BadInstructionException {
-        Map<Long, String> at = new HashMap<>();
-        Set<Long> changing = new HashSet<>();
-        change.removals().forEach(r -> changing.add(r.id()));
-        for (VirtualRule r : change.upserts()) {
-            changing.add(r.id());
-            OptionalLong m = MeterUse.meterOf(r);
-            if (m.isPresent()) {
-                for (String s : MeterUse.switchesOf(translations.get(Owner.rule(r.id())))) {
-                    String other = at.putIfAbsent(m.getAsLong(), s);
-                    if (other != null && !other.equals(s)) {
-                        throw meterSplit(m.getAsLong(), other, s);
-                    }
-                }
-            }
-        }
-        if (at.isEmpty()) {
-            return;
-        }
-        for (Map.Entry<Long, String> meter : at.entrySet()) {
-            for (long user : meterUsers.getOrDefault(meter.getKey(), Set.of())) {
-                if (changing.contains(user)) {
-                    continue;
-                }
-                for (String s : MeterUse.switchesOf(planner.plan().translationOf(Owner.rule(user)))) {
-                    if (!s.equals(meter.getValue())) {
-                        throw meterSplit(meter.getKey(), s, meter.getValue());
-                    }
-                }
-            }
-        }
+    public PortMap homed(PortMap ports) {
+        return ports.withPipelineHome(sitesFor(ports).anySplit() ? home : null);
     }
 
-    private static BadInstructionException meterSplit(long meter, String one, String other) {
-        return new BadInstructionException(OFBadInstructionCode.UNSUP_INST, "meter " + meter + " would apply on both "
-                + one + " and " + other + ", each letting its whole rate through: the rules applying a meter must "
-                + "match an in_port, all on one switch");
+    /** {@code now} with the pipeline home the rules need once {@code change} is made. */
+    private PortMap homedAfter(TableChange change, PortMap now) {
+        List<VirtualRule> out = new ArrayList<>(change.removals());
+        change.upserts().forEach(r -> table.byId(r.id()).ifPresent(out::add));
+        return now.withPipelineHome(sitesFor(now).anySplitAfter(out, change.upserts()) ? home : null);
+    }
+
+    /**
+     * Makes the pipeline home what the rules need (after rules went without a flow_mod deciding it),
+     * translating everything again when it changes.
+     */
+    void rehome() {
+        PortMap now = ports.get();
+        PortMap target = homed(now);
+        if (target.equals(now)) {
+            return;
+        }
+        try {
+            planner.apply(planner.translateAll(target), false, PlanService::logError);
+        } catch (TranslationConflictException e) {
+            LOG.error("cannot move the pipeline home to {} (the rules keep their translation): {}",
+                    target.pipelineHome().orElse("none"), e.getMessage());
+            return;
+        }
+        setPorts.accept(target);
+        LOG.info("pipeline home {}", target.pipelineHome().orElse("none"));
+    }
+
+    private MeterSites sitesFor(PortMap ports) {
+        if (!sites.isFor(ports)) {
+            List<VirtualRule> metered = new ArrayList<>();
+            meterUsers.values().forEach(ids -> ids.forEach(id -> metered.add(table.byId(id).orElseThrow())));
+            sites.recount(ports, metered);
+        }
+        return sites;
     }
 
     private void remove(VirtualRule rule, OFFlowRemovedReason reason) {
@@ -440,6 +465,7 @@ public final class FlowService {
             throw new IllegalStateException("removing a rule cannot conflict", e);
         }
         forget(rule.id());
+        rehome();
         changed.run();
         notifyRemoved(List.of(rule), reason, finalCounts);
     }

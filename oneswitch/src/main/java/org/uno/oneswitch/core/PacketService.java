@@ -67,14 +67,14 @@ public final class PacketService {
         int table = Layout.virtualTable(pi.table());
         Optional<OFPort> virtual = in == null || table < 0 ? Optional.empty()
                 : in.equals(OFPort.CONTROLLER) ? Optional.of(OFPort.CONTROLLER)
-                : ports.get().virtualOf(new PhysicalPort(switchId, in));
+                : ports.get().virtualOfIngress(new PhysicalPort(switchId, in));
         if (virtual.isEmpty()) {
             dropped++;
             LOG.debug("dropped packet-in from {} port {} (not a virtual port; {} so far)", switchId, in, dropped);
             return;
         }
-        // reg7 is OneSwitch's (the action-set flag): a controller of one switch never sees a register.
-        FlowMatch match = pi.match().without(EnumSet.of(MatchFields.IN_PHY_PORT, Layout.ACTION_SET_REGISTER))
+        // reg7 and reg0 are OneSwitch's (the action-set flag, the IN_PORT send): a controller of one switch never sees a register.
+        FlowMatch match = pi.match().without(EnumSet.of(MatchFields.IN_PHY_PORT, Layout.ACTION_SET_REGISTER, Layout.IN_PORT_REGISTER))
                 .withInPort(virtual.get());
         U64 cookie = flows.ruleOfCookie(pi.cookie()).map(r -> r.cookie()).orElse(pi.cookie());
         notifier.packetIn(new VirtualPacketIn(pi.reason(), table, cookie, match, pi.totalLen(), pi.data()));

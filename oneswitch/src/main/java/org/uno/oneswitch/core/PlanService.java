@@ -108,16 +108,17 @@ public final class PlanService {
     /**
      * The translations that change when the port map goes from {@code before} to {@code after}, a
      * change of virtual port {@code port} only: OneSwitch's own entries, and every rule and group
-     * when the set of switches with virtual ports changes, else only those
+     * when the set of switches with virtual ports changes or the map has a pipeline home, else only those
      * {@link PortDependencies#touches touching} it.
      */
     public Map<Owner, Translation> translateChanged(PortMap before, PortMap after, OFPort port)
             throws TranslationConflictException {
-        if (!PortDependencies.switchesWithPorts(before).equals(PortDependencies.switchesWithPorts(after))) {
+        if (!PortDependencies.switchesWithPorts(before).equals(PortDependencies.switchesWithPorts(after))
+                || before.pipelineHome().isPresent() || after.pipelineHome().isPresent()) {
             return translateAll(after);
         }
         Map<Owner, Translation> out = new LinkedHashMap<>();
-        out.put(Owner.INFRASTRUCTURE, translator.infrastructure(after));
+        out.put(Owner.INFRASTRUCTURE, translator.infrastructure(after, plan.tags()));
         for (VirtualGroup g : groups.all()) {
             if (PortDependencies.touches(g, port)) {
                 out.put(Owner.group(g.id()), translate(g, after));
@@ -158,13 +159,25 @@ public final class PlanService {
     /** The translations of every rule and group, and OneSwitch's own entries, under {@code ports}. */
     public Map<Owner, Translation> translateAll(PortMap ports) throws TranslationConflictException {
         Map<Owner, Translation> out = new LinkedHashMap<>();
-        out.put(Owner.INFRASTRUCTURE, translator.infrastructure(ports));
+        out.put(Owner.INFRASTRUCTURE, translator.infrastructure(ports, plan.tags()));
         for (VirtualGroup g : groups.all()) {
             out.put(Owner.group(g.id()), translate(g, ports));
         }
         for (VirtualRule r : rules.all()) {
             out.put(Owner.rule(r.id()), translateStored(r, ports));
         }
+        out.put(Owner.NORMAL, normalTables(out, ports));
+        return out;
+    }
+
+    /**
+     * The translations of every rule and group, and OneSwitch's own entries, under {@code ports},
+     * with {@code overlay} (the rules a flow_mod changes) in place of the stored rules' own.
+     */
+    public Map<Owner, Translation> translateAllWith(PortMap ports, Map<Owner, Translation> overlay)
+            throws TranslationConflictException {
+        Map<Owner, Translation> out = translateAll(ports);
+        out.putAll(overlay);
         out.put(Owner.NORMAL, normalTables(out, ports));
         return out;
     }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 import org.projectfloodlight.openflow.protocol.OFPortReason;
 import org.projectfloodlight.openflow.types.OFPort;
@@ -45,10 +46,14 @@ public final class PortService {
     private final PortMapStore store;
     private final Runnable changed;
     private final Map<Integer, PortDescription> announced = new HashMap<>();
+    /** A port map with the pipeline home its rules need under its mappings (see {@code FlowService#homed}). */
+    private final UnaryOperator<PortMap> homed;
 
+    /** The port map's service; {@code homed} gives a changed map the pipeline home the rules need under it. */
     public PortService(Topology topology, PortMapStore store, PhysicalNetwork net, ControllerNotifier notifier,
-                       PlanService planner, Runnable changed) {
+                       PlanService planner, Runnable changed, UnaryOperator<PortMap> homed) {
         this.topology = topology;
+        this.homed = homed;
         this.store = store;
         this.net = net;
         this.notifier = notifier;
@@ -95,7 +100,7 @@ public final class PortService {
     /** Adds a mapping and announces the new virtual port. */
     public PortMapping add(PortRequest req) throws PortMapException, TranslationConflictException {
         PortMapping m = resolve(req);
-        PortMap next = current().with(m);
+        PortMap next = homed(current().with(m));
         retranslate(next, m.virtualPort(), m.physical());
         PortDescription desc = describe(m);
         announced.put(m.virtualPort().getPortNumber(), desc);
@@ -108,7 +113,7 @@ public final class PortService {
     public PortMapping remove(OFPort virtualPort) throws PortMapException {
         PortMapping m = current().get(virtualPort).orElseThrow(() -> new PortMapException(
                 PortMapException.Reason.NOT_FOUND, "virtual port " + virtualPort + " is not mapped"));
-        PortMap next = current().without(virtualPort);
+        PortMap next = homed(current().without(virtualPort));
         try {
             retranslate(next, virtualPort, null);
         } catch (TranslationConflictException e) {
@@ -176,7 +181,7 @@ public final class PortService {
                 notifier.portStatus(OFPortReason.DELETE, desc != null ? desc : describe(m));
             }
         }
-        store.set(durable);
+        store.set(homed(durable));
         for (PortMapping m : durable.mappings()) {
             PortDescription desc = describe(m);
             PortDescription old = announced.put(m.virtualPort().getPortNumber(), desc);
@@ -184,6 +189,11 @@ public final class PortService {
                 notifier.portStatus(old == null ? OFPortReason.ADD : OFPortReason.MODIFY, desc);
             }
         }
+    }
+
+    /** {@code map} with the pipeline home the rules need under its mappings. */
+    PortMap homed(PortMap map) {
+        return homed.apply(map);
     }
 
     /** Makes {@code next} the port map without telling controllers (a remap is invisible to them). */

@@ -109,7 +109,7 @@ public final class RemapService {
         if (to.physical().equals(from.physical())) {
             return CompletableFuture.completedFuture(new Report(from, to, false, List.of(), true, 0, 0));
         }
-        PortMap next = ports.current().without(virtualPort).with(to);
+        PortMap next = ports.homed(ports.current().without(virtualPort).with(to));
         Map<Owner, Translation> translations = planner.translateChanged(ports.current(), next, virtualPort);
         planner.endRetirementsOn(to.physical(), translations);
         InLiveUse inUse = inLiveUse(translations);

@@ -90,11 +90,11 @@ public final class VirtualSwitch implements PhysicalEvents {
         this.planner = new PlanService(plan, new Translator(topology, this::live), table, groupTable, net,
                 portMap::current);
         Runnable changed = this::changed;
-        this.flows = new FlowService(table, groupTable, meterTable, planner, portMap::current, notifier, clock,
-                changed, refusals, maxRules);
+        this.flows = new FlowService(table, groupTable, meterTable, planner, portMap::current, portMap::set,
+                topology.hostId(), notifier, clock, changed, refusals, maxRules);
         this.groups = new GroupService(groupTable, planner, flows, portMap::current, changed, refusals);
         this.meters = new MeterService(meterTable, flows, net, topology, changed, refusals);
-        this.ports = new PortService(topology, portMap, net, notifier, planner, changed);
+        this.ports = new PortService(topology, portMap, net, notifier, planner, changed, flows::homed);
         try {
             planner.apply(Map.of(Owner.INFRASTRUCTURE, Infrastructure.of(topology, portMap.current())), false,
                     PlanService::logError);
@@ -287,6 +287,7 @@ public final class VirtualSwitch implements PhysicalEvents {
         } catch (OpenFlowException e) {
             LOG.error("state file: the state it holds cannot be translated again: {}", e.getMessage());
         }
+        flows.rehome();
     }
 
     /**
@@ -306,6 +307,7 @@ public final class VirtualSwitch implements PhysicalEvents {
             planner.restoreCounters(r.id(), saved.counters().getOrDefault(r.id(), RuleCounters.ZERO));
         }
         table.continueIdsFrom(saved.nextRuleId());
+        portMap.set(flows.homed(portMap.current()));
         planner.apply(planner.translateAll(portMap.current()), false, PlanService::logError);
         LOG.info("restored {} virtual rules, {} groups, {} meters, {} virtual ports, {} flow-id tags",
                 saved.rules().size(), saved.groups().size(), saved.meters().size(), saved.ports().size(),

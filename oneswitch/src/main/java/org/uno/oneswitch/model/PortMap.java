@@ -6,25 +6,44 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
 import org.projectfloodlight.openflow.types.OFPort;
 
 /**
- * An immutable snapshot of the port map: virtual port number to physical port, both ways.
+ * An immutable snapshot of the port map: virtual port number to physical port, both ways, and where
+ * each virtual port's packets enter the virtual pipeline.
+ *
+ * <p>A port's packets enter the pipeline at its physical port, unless the map has a <em>pipeline
+ * home</em>: then the packets of every port on another switch are carried to the home switch, where
+ * they run the pipeline with an in_port no bridge port has, a <em>homed</em> port number (see
+ * oneswitch/DESIGN.md, "Meters": a meter whose rules' packets enter on two switches needs one switch
+ * to see them all).
  *
  * <p>Invariant: the map is a bijection between the virtual ports and the physical ports it holds;
  * iteration is in ascending (unsigned) virtual port order, so translations are deterministic.
  */
 public final class PortMap {
     /** The map without any port. */
-    public static final PortMap EMPTY = new PortMap(List.of());
+    public static final PortMap EMPTY = new PortMap(List.of(), null);
+    /**
+     * The homed port number of the first port carried to the pipeline home; the next ones count
+     * down. Open vSwitch numbers a bridge's ports up from 1 and takes none above 0xfeff, and keeps
+     * an in_port set to a number it has no port for.
+     */
+    public static final int FIRST_HOMED_PORT = 0xfeff;
 
     private final TreeMap<Integer, PortMapping> byVirtual = new TreeMap<>(Integer::compareUnsigned);
     private final Map<PhysicalPort, PortMapping> byPhysical = new HashMap<>();
+    private final String home;
+    /** Virtual port number -> its ingress on the home switch, for the ports carried there. */
+    private final Map<Integer, PhysicalPort> homed = new HashMap<>();
+    private final Map<PhysicalPort, PortMapping> byHomed = new HashMap<>();
 
-    private PortMap(Collection<PortMapping> mappings) {
+    private PortMap(Collection<PortMapping> mappings, String home) {
+        this.home = home;
         for (PortMapping m : mappings) {
             if (byVirtual.put(m.virtualPort().getPortNumber(), m) != null) {
                 throw new IllegalArgumentException("virtual port " + m.virtualPort() + " mapped twice");
@@ -33,25 +52,71 @@ public final class PortMap {
                 throw new IllegalArgumentException("physical port " + m.physical() + " mapped twice");
             }
         }
+        if (home != null) {
+            int next = FIRST_HOMED_PORT;
+            for (PortMapping m : byVirtual.values()) {
+                if (!m.physical().switchId().equals(home)) {
+                    PhysicalPort in = new PhysicalPort(home, OFPort.of(next--));
+                    homed.put(m.virtualPort().getPortNumber(), in);
+                    byHomed.put(in, m);
+                }
+            }
+        }
     }
 
     /** A port map holding exactly {@code mappings}; throws IllegalArgumentException on a duplicate. */
     public static PortMap of(Collection<PortMapping> mappings) {
-        return new PortMap(mappings);
+        return new PortMap(mappings, null);
     }
 
     /** This map plus {@code m}; throws IllegalArgumentException if either side is already mapped. */
     public PortMap with(PortMapping m) {
         List<PortMapping> all = new ArrayList<>(byVirtual.values());
         all.add(m);
-        return new PortMap(all);
+        return new PortMap(all, home);
     }
 
     /** This map without virtual port {@code virtualPort} (unchanged if it is not mapped). */
     public PortMap without(OFPort virtualPort) {
         List<PortMapping> all = new ArrayList<>(byVirtual.values());
         all.removeIf(m -> m.virtualPort().equals(virtualPort));
-        return new PortMap(all);
+        return new PortMap(all, home);
+    }
+
+    /**
+     * The same mappings with every port's packets entering the pipeline on {@code homeSwitch}, or
+     * each at its own physical port when null.
+     */
+    public PortMap withPipelineHome(String homeSwitch) {
+        return Objects.equals(homeSwitch, home) ? this : new PortMap(byVirtual.values(), homeSwitch);
+    }
+
+    /** The switch where every port's packets enter the pipeline, if the map has one. */
+    public Optional<String> pipelineHome() {
+        return Optional.ofNullable(home);
+    }
+
+    /**
+     * Where packets of {@code virtualPort} enter the virtual pipeline: its physical port, or on the
+     * pipeline home its homed port number.
+     */
+    public Optional<PhysicalPort> ingress(OFPort virtualPort) {
+        PhysicalPort h = homed.get(virtualPort.getPortNumber());
+        return h != null ? Optional.of(h) : physical(virtualPort);
+    }
+
+    /** True when {@code virtualPort}'s packets are carried to the pipeline home to enter the pipeline. */
+    public boolean isHomed(OFPort virtualPort) {
+        return homed.containsKey(virtualPort.getPortNumber());
+    }
+
+    /** The virtual port whose packets enter the pipeline at {@code ingress} (a physical or a homed port). */
+    public Optional<OFPort> virtualOfIngress(PhysicalPort ingress) {
+        PortMapping h = byHomed.get(ingress);
+        if (h != null) {
+            return Optional.of(h.virtualPort());
+        }
+        return byPhysical(ingress).filter(m -> !isHomed(m.virtualPort())).map(PortMapping::virtualPort);
     }
 
     public Optional<PortMapping> get(OFPort virtualPort) {
@@ -81,16 +146,16 @@ public final class PortMap {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof PortMap p && byVirtual.equals(p.byVirtual);
+        return o instanceof PortMap p && byVirtual.equals(p.byVirtual) && Objects.equals(home, p.home);
     }
 
     @Override
     public int hashCode() {
-        return byVirtual.hashCode();
+        return byVirtual.hashCode() * 31 + Objects.hashCode(home);
     }
 
     @Override
     public String toString() {
-        return byVirtual.values().toString();
+        return home == null ? byVirtual.values().toString() : byVirtual.values() + " (pipeline home " + home + ")";
     }
 }

@@ -68,6 +68,15 @@ public final class Topology {
         return switches;
     }
 
+    /**
+     * The host's switch (the first switch when none has the host's role, null when there is none):
+     * packet-outs from the controller enter there, and it is the pipeline home (see {@link PortMap}).
+     */
+    public String hostId() {
+        return switches.stream().filter(s -> s.role() == SwitchSpec.Role.HOST).findFirst()
+                .or(() -> switches.stream().findFirst()).map(SwitchSpec::id).orElse(null);
+    }
+
     public Optional<SwitchSpec> byId(String id) {
         return Optional.ofNullable(byId.get(id));
     }

@@ -26,7 +26,8 @@ import org.uno.oneswitch.plan.PhysicalRule;
  * before it over the same links has arrived), and a drop for everything else: link arrivals whose
  * tag is unknown and packets from physical ports that are not virtual ports (an NF's port before
  * the agent maps it, the old port after a remap), which must not enter the virtual switch; and
- * the tables that put flow ids on and take them off ({@link FlowIdHeaders}). Pure.
+ * the tables that put flow ids on and take them off ({@link FlowIdHeaders}). The dispatch entries
+ * of ports carried to a pipeline home are {@link HomedPorts}'. Pure.
  */
 public final class Infrastructure {
     private static final OFFactory OF13 = OFFactories.getFactory(OFVersion.OF_13);
@@ -43,7 +44,7 @@ public final class Infrastructure {
         for (SwitchSpec s : topology.switches()) {
             out.add(rule(s.id(), Layout.DROP_PRIORITY, FlowMatch.ANY, List.of()));
             for (PortMapping m : ports.mappings()) {
-                if (m.physical().switchId().equals(s.id())) {
+                if (m.physical().switchId().equals(s.id()) && !ports.isHomed(m.virtualPort())) {
                     out.add(rule(s.id(), Layout.PIPELINE_PRIORITY, FlowMatch.of(List.of(OF13.oxms()
                             .inPort(m.physical().port()))), List.of(new Instruction.GotoTable(Layout.physicalTable(0)))));
                 }

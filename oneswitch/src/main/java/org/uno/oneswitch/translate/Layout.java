@@ -94,6 +94,17 @@ public final class Layout {
     public static final int NOTICE_ETHERTYPE = 0x8848;
 
     /**
+     * The pipeline home's table where output:IN_PORT goes (see {@link HomedPorts}): a packet of a homed
+     * port is sent back to it, anything else output to IN_PORT.
+     */
+    public static final int IN_PORT_TABLE = 243;
+    /**
+     * The register that is 1 while the pipeline home sends a packet back to the homed port it came
+     * from (output:IN_PORT), which the guard against outputs to the in_port lets through (see {@link HomedPorts}).
+     */
+    public static final MatchFields IN_PORT_REGISTER = MatchFields.REG0;
+
+    /**
      * The register that carries, across the tables of one switch, whether the action set holds a
      * group (see {@code ActionSetFlag}); never shown to controllers.
      */
@@ -125,6 +136,7 @@ public final class Layout {
             0x88a8);
     /** OXM headers of the fields the flow-id entries' Nicira move actions copy between (NXM_NX_REG6, ...). */
     public static final long OXM_REG6 = 0x00010c04L;
+    public static final long OXM_REG5 = 0x00010a04L;
     public static final long OXM_MPLS_LABEL = 0x80004404L;
     public static final long OXM_TUNNEL_ID = 0x80004c08L;
     /** The TC of a label that carries a whole frame (encap(mpls)) rather than one pushed after its VLAN headers. */

@@ -130,7 +130,10 @@ final class Localizer {
     private List<Action> bucketSet(List<Action> actions) throws TranslationConflictException {
         List<Action> out = new ArrayList<>(actions.size());
         for (Action a : effectiveSet(actions)) {
-            if (!(a instanceof Action.Output o) || o.port().equals(OFPort.CONTROLLER) || o.port().equals(OFPort.IN_PORT)) {
+            if (a instanceof Action.Output o && o.port().equals(OFPort.IN_PORT) && routes.isHome(switchId)) {
+                out.add(HomedPorts.inPortOnHome());
+            } else if (!(a instanceof Action.Output o) || o.port().equals(OFPort.CONTROLLER)
+                    || o.port().equals(OFPort.IN_PORT)) {
                 out.add(a);
             } else {
                 out.addAll(single(o));
@@ -194,6 +197,13 @@ final class Localizer {
         } else if (p.equals(OFPort.NORMAL)) {
             if (atIngress) {
                 local.add(NormalPipeline.GROUP);
+            }
+        } else if (p.equals(OFPort.IN_PORT) && routes != null && routes.isHome(switchId)) {
+            local.add(HomedPorts.inPortOnHome());
+        } else if (p.equals(OFPort.IN_PORT) && routes == null && ingress != null && ports.isHomed(ingress)) {
+            // a packet-out from a homed port: its copy from the port's own switch has it as in_port
+            if (ports.physical(ingress).orElseThrow().switchId().equals(switchId)) {
+                local.add(o);
             }
         } else if (p.equals(OFPort.IN_PORT) || p.equals(OFPort.CONTROLLER) || p.equals(OFPort.TABLE)) {
             if (atIngress) {

@@ -149,9 +149,10 @@ final class NormalPipeline {
         List<OFPort> links = topology.linkPorts(switchId);
         for (PortMapping m : ports.mappings()) {
             int c = code(m.virtualPort());
-            if (m.physical().switchId().equals(switchId)) {
+            PhysicalPort in = ports.ingress(m.virtualPort()).orElseThrow();
+            if (in.switchId().equals(switchId)) {
                 out.add(rule(switchId, Layout.NORMAL_TABLE, 10, FlowMatch.of(List.of(OF13.oxms().inPort(
-                        m.physical().port()))), List.of(load(OF13.oxms().reg3(U32.of(c))),
+                        in.port()))), List.of(load(OF13.oxms().reg3(U32.of(c))),
                         load(OF13.oxms().reg2(U32.ZERO)), load(OF13.oxms().reg4(U32.ZERO)),
                         load(OF13.oxms().reg1(U32.ZERO)),
                         FlowIdHeaders.resubmit(Layout.NORMAL_LEARN_TABLE), FlowIdHeaders.resubmit(Layout.MAC_TABLE),
@@ -160,6 +161,8 @@ final class NormalPipeline {
                         OF13.oxms().reg2(U32.of(c)), OF13.oxms().reg3(U32.of(c)))), List.of()));
                 out.add(rule(switchId, Layout.NORMAL_OUT_TABLE, 20, FlowMatch.of(List.of(
                         OF13.oxms().reg3(U32.of(c)), OF13.oxms().reg4(U32.of(c)))), List.of()));
+            }
+            if (m.physical().switchId().equals(switchId)) {
                 out.add(rule(switchId, Layout.NORMAL_OUT_TABLE, 10, FlowMatch.of(List.of(OF13.oxms().reg4(U32.of(c)))),
                         List.of(Action.Output.to(m.physical().port()))));
             } else {

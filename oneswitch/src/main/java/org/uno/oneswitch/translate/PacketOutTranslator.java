@@ -12,6 +12,7 @@ import org.uno.oneswitch.error.BadActionException;
 import org.uno.oneswitch.error.BadRequestException;
 import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.model.Action;
+import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.SwitchSpec;
@@ -21,9 +22,9 @@ import org.uno.oneswitch.model.Topology;
  * Translates a virtual PACKET_OUT into one PACKET_OUT per physical switch that has an output port
  * of it: each switch gets its own copy of the packet from OneSwitch, with the actions localised as
  * for flow rules. What must run once for the packet runs on the ingress switch (the switch of its
- * in_port; the host's for CONTROLLER): OFPP_TABLE through its tables, where the translated rules of
- * the in_port are, and NORMAL and groups there, which reach ports on other switches over the PCIe
- * links as the rules' packets do. Pure.
+ * in_port, or the pipeline home for a homed port; the host's for CONTROLLER): OFPP_TABLE through its
+ * tables, where the translated rules of the in_port are, and NORMAL and groups there, which reach
+ * ports on other switches over the PCIe links as the rules' packets do. Pure.
  */
 public final class PacketOutTranslator {
     /** One physical PACKET_OUT: switch, physical in_port, actions. */
@@ -58,19 +59,33 @@ public final class PacketOutTranslator {
         if (topology.switches().isEmpty()) {
             return List.of();
         }
-        String ingressSwitch = in.map(m -> m.physical().switchId()).orElse(hostId());
+        Optional<PhysicalPort> ingress = in.flatMap(m -> ports.ingress(m.virtualPort()));
+        String ingressSwitch = ingress.map(PhysicalPort::switchId).orElse(topology.hostId());
         List<Part> parts = new ArrayList<>();
         for (SwitchSpec s : topology.switches()) {
             List<Action> local = Localizer.forPacketOut(s.id(), ports, s.id().equals(ingressSwitch),
                     fromPort ? inPort : null).actionList(actions);
             int last = lastOutput(local);
             if (last >= 0) {
-                OFPort physIn = in.isPresent() && s.id().equals(ingressSwitch) ? in.get().physical().port()
-                        : OFPort.CONTROLLER;
-                parts.add(new Part(s.id(), physIn, local.subList(0, last + 1)));
+                parts.add(new Part(s.id(), physicalInPort(s.id(), in, ingress), local.subList(0, last + 1)));
             }
         }
         return parts;
+    }
+
+    /**
+     * The in_port of the copy {@code switchId} sends: the port where the packet enters the pipeline
+     * on its ingress switch, the port itself on its own switch (a homed port's: outputs to it are
+     * dropped there and IN_PORT reaches it, as on one bridge), CONTROLLER elsewhere.
+     */
+    private static OFPort physicalInPort(String switchId, Optional<PortMapping> in, Optional<PhysicalPort> ingress) {
+        if (ingress.isPresent() && ingress.get().switchId().equals(switchId)) {
+            return ingress.get().port();
+        }
+        if (in.isPresent() && in.get().physical().switchId().equals(switchId)) {
+            return in.get().physical().port();
+        }
+        return OFPort.CONTROLLER;
     }
 
     /** The index of the last output or group of {@code actions} (-1 if none): what follows it changes nothing. */
@@ -81,10 +96,5 @@ public final class PacketOutTranslator {
             }
         }
         return -1;
-    }
-
-    private String hostId() {
-        return topology.switches().stream().filter(s -> s.role() == SwitchSpec.Role.HOST).findFirst()
-                .orElse(topology.switches().get(0)).id();
     }
 }

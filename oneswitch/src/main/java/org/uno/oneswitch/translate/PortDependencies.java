@@ -17,7 +17,8 @@ import org.uno.oneswitch.model.VirtualRule;
  * Which translations a change of one virtual port's mapping can change (the paper's R_U): those of
  * rules that match it as in_port or output to it (FLOOD and ALL output to every port), and of
  * groups whose buckets output to it or watch it. Every other translation stays the same, unless the
- * set of switches with virtual ports changes (rules without in_port go to each of them). Pure.
+ * set of switches with virtual ports changes (rules without in_port go to each of them) or the map
+ * has a pipeline home (whose homed port numbers follow the mappings). Pure.
  */
 public final class PortDependencies {
     private PortDependencies() {
@@ -46,11 +47,14 @@ public final class PortDependencies {
         return false;
     }
 
-    /** The switches with at least one virtual port under {@code ports}. */
+    /**
+     * The switches where packets enter the virtual pipeline under {@code ports}: those with a virtual
+     * port, or the pipeline home alone when the map has one.
+     */
     public static Set<String> switchesWithPorts(PortMap ports) {
         Set<String> out = new LinkedHashSet<>();
         for (PortMapping m : ports.mappings()) {
-            out.add(m.physical().switchId());
+            out.add(ports.ingress(m.virtualPort()).orElseThrow().switchId());
         }
         return out;
     }

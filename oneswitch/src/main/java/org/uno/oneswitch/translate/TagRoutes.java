@@ -68,10 +68,13 @@ final class TagRoutes {
     /**
      * The actions that send the packet from {@code sender} to the virtual ports {@code remote}
      * (all mapped to other switches): the tag group of their tag, or when the set gets no tag (see
-     * {@link TagSpace#reserve}) the tag group of each port in turn. One port's set is one action.
+     * {@link TagSpace#reserve}) or {@code sender} is the pipeline home the tag group of each port in
+     * turn. One port's set is one action.
      */
     List<Action> sendTo(String sender, Collection<OFPort> remote) throws TranslationConflictException {
-        OptionalInt tag = tags.reserve(remote);
+        // from the pipeline home each homed port is sent to alone, past its guard (see HomedPorts)
+        OptionalInt tag = remote.size() > 1 && ports.pipelineHome().filter(sender::equals).isPresent()
+                ? OptionalInt.empty() : tags.reserve(remote);
         if (tag.isPresent()) {
             return List.of(tagGroup(sender, tag.getAsInt(), remote));
         }
@@ -96,18 +99,25 @@ final class TagRoutes {
      */
     Action portGroup(String switchId, Action.Output output) {
         long id = Layout.portGroup(output);
-        PhysicalGroup g = new PhysicalGroup(switchId, id, OFGroupType.INDIRECT, List.of(Bucket.of(List.of(
-                output.port().equals(OFPort.CONTROLLER) ? output : Action.Output.to(output.port())))), 0);
+        Action out = output.port().equals(OFPort.CONTROLLER) ? output
+                : output.port().equals(OFPort.IN_PORT) && isHome(switchId) ? HomedPorts.inPortOnHome()
+                : Action.Output.to(output.port());
+        PhysicalGroup g = new PhysicalGroup(switchId, id, OFGroupType.INDIRECT, List.of(Bucket.of(List.of(out))), 0);
         groups.putIfAbsent(g.groupKey(), g);
         return new Action.Group(OFGroup.of((int) id));
+    }
+
+    /** True when {@code switchId} is the pipeline home of the port map (see {@link HomedPorts}). */
+    boolean isHome(String switchId) {
+        return ports.pipelineHome().filter(switchId::equals).isPresent();
     }
 
     /**
      * The action that floods from an action set or a group bucket on {@code switchId}: its flood
      * group, of type ALL, with a bucket per mapped port of the switch (Open vSwitch skips the
      * packet's in_port, as FLOOD and ALL do) and one applying the tag group of every mapped port
-     * elsewhere (a packet always enters on the switch whose pipeline runs, so none of those is its
-     * in_port).
+     * elsewhere (a packet enters on the switch whose pipeline runs, so none of those is its in_port;
+     * on a pipeline home, the guard of a homed port drops its own copy, see {@link HomedPorts}).
      */
     Action floodGroup(String switchId) throws TranslationConflictException {
         List<Bucket> buckets = new ArrayList<>();

@@ -16,7 +16,6 @@ import org.uno.oneswitch.model.FlowMatch;
 import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
-import org.uno.oneswitch.model.PortMapping;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.Topology;
 import org.uno.oneswitch.model.VirtualGroup;
@@ -61,7 +60,7 @@ public final class Translator {
         List<PhysicalRule> instances = new ArrayList<>();
         Optional<OFPort> in = rule.match().inPort();
         if (in.isPresent()) {
-            Optional<PhysicalPort> p = ports.physical(in.get());
+            Optional<PhysicalPort> p = ports.ingress(in.get());
             if (p.isEmpty()) {
                 return Translation.EMPTY;
             }
@@ -74,9 +73,19 @@ public final class Translator {
         return routes.with(instances);
     }
 
-    /** OneSwitch's own entries under {@code ports} (see {@link Infrastructure}). */
-    public Translation infrastructure(PortMap ports) {
-        return Infrastructure.of(topology, ports);
+    /**
+     * OneSwitch's own entries under {@code ports} (see {@link Infrastructure}), with those of its
+     * pipeline home if it has one ({@link HomedPorts}).
+     */
+    public Translation infrastructure(PortMap ports, TagSpace tags) throws TranslationConflictException {
+        Translation own = Infrastructure.of(topology, ports);
+        if (ports.pipelineHome().isEmpty()) {
+            return own;
+        }
+        Translation homed = HomedPorts.of(topology, ports, tags, live);
+        List<PhysicalRule> flows = new ArrayList<>(own.flows());
+        flows.addAll(homed.flows());
+        return new Translation(flows, homed.groups());
     }
 
     /** The physical groups {@code group} needs: its buckets localised on every switch with virtual ports. */
@@ -135,12 +144,9 @@ public final class Translator {
         return NormalPipeline.usedBy(t);
     }
 
-    /** The switches where packets can enter the virtual switch: those with a mapped port, in topology order. */
+    /** The switches where packets enter the virtual pipeline, in topology order (see {@link PortDependencies}). */
     static Set<String> switchesWithPorts(Topology topology, PortMap ports) {
-        Set<String> present = new LinkedHashSet<>();
-        for (PortMapping m : ports.mappings()) {
-            present.add(m.physical().switchId());
-        }
+        Set<String> present = PortDependencies.switchesWithPorts(ports);
         Set<String> out = new LinkedHashSet<>();
         topology.switches().forEach(s -> {
             if (present.contains(s.id())) {

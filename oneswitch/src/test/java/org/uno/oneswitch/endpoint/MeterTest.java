@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
-import org.projectfloodlight.openflow.protocol.OFBadInstructionCode;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFMeterConfigStatsReply;
@@ -21,7 +20,6 @@ import org.projectfloodlight.openflow.protocol.OFMeterMod;
 import org.projectfloodlight.openflow.protocol.OFMeterModCommand;
 import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
 import org.projectfloodlight.openflow.protocol.OFType;
-import org.projectfloodlight.openflow.protocol.errormsg.OFBadInstructionErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFMeterModFailedErrorMsg;
 import org.projectfloodlight.openflow.protocol.instruction.OFInstruction;
 import org.projectfloodlight.openflow.protocol.instruction.OFInstructionMeter;
@@ -34,7 +32,7 @@ import org.uno.oneswitch.stats.MeterFeatures;
 
 /**
  * Meters of the virtual switch over in-memory physical switches: kept where one switch meters all
- * their packets, refused where two would each let the whole rate through.
+ * their packets, and with the host as pipeline home where their rules' packets enter on two.
  */
 class MeterTest {
     private static final long ALL_METERS = 0xffffffffL;
@@ -118,22 +116,38 @@ class MeterTest {
     }
 
     @Test
-    void aRuleOnTheOtherSwitchOrOnEverySwitchIsRefused() {
+    void aMeterWhoseRulesEnterOnTwoSwitchesRunsTheirPipelineOnTheHost() {
         c.send(meter(1, OFMeterModCommand.ADD, 5, 1000));
         c.send(metered(2, inPort(1), 5));
-        // In port 3 is on the sNIC: a second bucket there would let another 1000 kb/s through.
+        barrier();
+        assertTrue(h.vs.ports().current().pipelineHome().isEmpty());
+        // In port 3 is on the sNIC: its packets now run the pipeline on the host, through the one bucket there.
         c.send(metered(3, inPort(3), 5));
-        OFBadInstructionErrorMsg other = assertInstanceOf(OFBadInstructionErrorMsg.class, c.received().get(0));
-        assertEquals(3, other.getXid());
-        assertEquals(OFBadInstructionCode.UNSUP_INST, other.getCode());
+        assertEquals(List.of(OFType.BARRIER_REPLY), barrier().stream().map(OFMessage::getType).toList());
+        assertEquals(Optional.of("host"), h.vs.ports().current().pipelineHome());
+        assertEquals(2, meteredEntries("host"));
+        assertEquals(0, meteredEntries("snic0"));
+        // The rule on the sNIC's port goes: each switch meters its own ports' packets again.
+        c.send(OF13.buildFlowDeleteStrict().setXid(4).setPriority(10).setMatch(inPort(3)).build());
+        barrier();
+        assertTrue(h.vs.ports().current().pipelineHome().isEmpty());
+        assertEquals(1, meteredEntries("host"));
         // No in_port: packets enter at both switches.
-        c.send(metered(4, OF13.buildMatch().build(), 5));
-        assertEquals(OFBadInstructionCode.UNSUP_INST,
-                assertInstanceOf(OFBadInstructionErrorMsg.class, c.received().get(0)).getCode());
-        c.send(metered(5, inPort(1), 9));
+        c.send(metered(5, OF13.buildMatch().build(), 5));
+        barrier();
+        assertEquals(Optional.of("host"), h.vs.ports().current().pipelineHome());
+        assertEquals(2, meteredEntries("host"));
+        assertEquals(0, meteredEntries("snic0"));
+        c.send(metered(6, inPort(1), 9));
         assertEquals(OFMeterModFailedCode.UNKNOWN_METER,
                 assertInstanceOf(OFMeterModFailedErrorMsg.class, c.received().get(0)).getCode());
-        assertEquals(1, h.vs.virtualRuleCount());
+        assertEquals(2, h.vs.virtualRuleCount());
+    }
+
+    /** The virtual rules' entries on {@code switchId} that apply a meter. */
+    private long meteredEntries(String switchId) {
+        return h.net.pipeline(switchId).stream().filter(fm -> fm.getTableId().getValue() == 1)
+                .filter(fm -> fm.getInstructions().stream().anyMatch(i -> i instanceof OFInstructionMeter)).count();
     }
 
     @Test

@@ -122,6 +122,26 @@ class TranslatorTest {
                         tags)));
     }
 
+    /**
+     * With the host as pipeline home (a meter split over two switches), the sNIC's port V3 enters the
+     * pipeline on the host with a homed in_port: its rules are there, its dispatch entry on the sNIC sends
+     * its packets over the link, an output to it from its own packets is dropped by the guard, IN_PORT
+     * sends them back, and sends from the host to several sNIC ports go port by port.
+     */
+    @Test
+    void homedPortsRunThePipelineOnTheHome() throws Exception {
+        PortMap homed = ports.withPipelineHome("host");
+        TagSpace tags = new TagSpace();
+        Golden.check("pipeline-home", Render.translation(one.translate(rule(1, 10, match(inPort(3)),
+                apply(out(OFPort.IN_PORT), out(1))), homed, tags))
+                + "--- FLOOD without in_port\n"
+                + Render.translation(one.translate(rule(2, 1, FlowMatch.ANY, apply(out(OFPort.FLOOD))), homed, tags))
+                + "--- IN_PORT in an action set\n"
+                + Render.translation(one.translate(rule(3, 5, FlowMatch.ANY, List.of(new Instruction.WriteActions(List.of(out(OFPort.IN_PORT))))), homed, tags))
+                + "--- infrastructure\n"
+                + Render.translation(one.infrastructure(homed, tags)));
+    }
+
     @Test
     void outputsBetweenRewritesShareOneTag() throws Exception {
         Golden.check("segments", translate(two(), rule(1, 10, match(inPort(1)), apply(out(3), out(4), out(2),
@@ -130,8 +150,8 @@ class TranslatorTest {
 
     /** The dispatch table: packets of virtual ports enter the pipeline, markers travel, the rest is dropped. */
     @Test
-    void onlyVirtualPortsEnterThePipeline() {
-        Golden.check("dispatch-table", Render.translation(two().infrastructure(Fixtures.ports(2))));
+    void onlyVirtualPortsEnterThePipeline() throws Exception {
+        Golden.check("dispatch-table", Render.translation(two().infrastructure(Fixtures.ports(2), new TagSpace())));
     }
 
     /**
