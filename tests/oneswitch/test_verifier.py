@@ -38,6 +38,22 @@ def test_random_rules_and_packets_behave_as_on_one_switch(tmp_path, oneswitch_ja
     assert 0 < report.physical["normal_tables"] <= 300 * 3, summary
 
 
+def test_rules_applying_a_meter_on_every_switch_behave_as_on_one_switch(tmp_path, oneswitch_jar):
+    """Issue 22: rules on ports of both sNICs and the host (and without in_port) apply one meter, which one
+    bridge takes; OneSwitch takes them too, running every port's pipeline on the host, and nothing changes for
+    the packets."""
+    report = verifier.run(seed=11, rule_count=1000, packet_count=6000, meter_share=0.05, workdir=tmp_path)
+    summary = json.dumps({k: v for k, v in report.to_json().items() if k != "mismatches"}, indent=1)
+    print(summary)
+    assert report.virtual_rules["installed"] == 1000, summary
+    assert report.packets["unsupported"] == 0 and report.packets["compared"] == 6000, summary
+    assert report.packets["mismatches"] == 0, json.dumps(report.mismatches[:2], indent=1)
+    assert report.packets["to_controller"] > 0 and report.packets["forwarded"] > 3000, summary
+    # the pipeline is the host's alone: the sNICs keep their dispatch and flow-id entries only
+    per_switch = report.physical["per_switch"]
+    assert all(per_switch[s]["flows"] <= 40 for s in ("snic0", "snic1")), summary
+
+
 def test_every_mismatch_found_so_far_stays_fixed(tmp_path, oneswitch_jar):
     cases = [json.loads(p.read_text()) for p in CASES]
     for path, (reference, oneswitch) in zip(CASES, verifier.replay(cases, workdir=tmp_path), strict=True):

@@ -25,9 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=6, help="tracing threads (default 6)")
     ap.add_argument("--in-port-share", type=float, default=0.5,
                     help="share of rules that match an ingress port (default 0.5)")
+    ap.add_argument("--meter-share", type=float, default=0.0,
+                    help="share of rules that apply one meter, on ports of every switch (default 0)")
     ap.add_argument("--json", type=pathlib.Path, help="write the full report here")
     args = ap.parse_args(argv)
-    report = run(seed=args.seed, rule_count=args.rules, packet_count=args.packets, group_count=args.groups,
+    report = run(seed=args.seed, rule_count=args.rules, packet_count=args.packets, group_count=args.groups, meter_share=args.meter_share,
                  workers=args.workers, in_port_share=args.in_port_share)
     data = report.to_json()
     if args.json:

@@ -107,6 +107,8 @@ def _run(actions: list[str], p: _Packet, effects: Effects) -> None:
             _pop_mpls(pkt, _args(a))
         elif a.startswith("set("):
             _set(pkt, a[len("set("):-1])
+        elif a.startswith("meter("):
+            pass  # ofproto/trace takes no tokens: every traced packet passes a meter
         elif a.startswith("userspace(") and "controller(" in a:
             effects.to_controller.append(bytes(pkt))
         elif a.startswith("clone("):

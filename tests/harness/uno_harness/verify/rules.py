@@ -27,6 +27,8 @@ IP6S = ["fd00::1", "fd00::2", "fd00::3"]
 L4_PORTS = [53, 80, 443, 8080]
 VIDS = [10, 20, 30]
 TABLES = 4
+# The meter rules apply (meter_share): on rules whose packets enter on two switches, as one bridge takes it.
+METER_ID = 1
 
 def _mac(rng: random.Random) -> str:
     return rng.choice(MACS)
@@ -62,15 +64,17 @@ def generate_groups(rng: random.Random, ports: list[int], count: int, kinds=("al
 
 
 def generate(rng: random.Random, ports: list[int], count: int, groups: list[dict] = (),
-             in_port_share: float = 0.5) -> list[dict]:
-    """`count` random rules over `ports` in tables 0..3 (more in the earlier tables)."""
+             in_port_share: float = 0.5, meter_share: float = 0.0) -> list[dict]:
+    """`count` random rules over `ports` in tables 0..3 (more in the earlier tables); `meter_share` of them
+    apply meter METER_ID (with in_ports on every switch, and without one)."""
     weights = [0.4, 0.25, 0.2, 0.15]
     per_table = [0] * TABLES
     for _ in range(count):
         per_table[rng.choices(range(TABLES), weights)[0]] += 1
     rules = []
     for table, n in enumerate(per_table):
-        made = [_rule(rng, ports, table, 0, [g["group_id"] for g in groups], in_port_share) for _ in range(n)]
+        made = [_rule(rng, ports, table, 0, [g["group_id"] for g in groups], in_port_share, meter_share)
+                for _ in range(n)]
         # Distinct priorities, higher for narrower matches (as in real rule sets: a catch-all at a high
         # priority would hide every other rule of its table).
         made.sort(key=lambda r: (len(r["match"]), rng.random()))
@@ -82,7 +86,7 @@ def generate(rng: random.Random, ports: list[int], count: int, groups: list[dict
 
 
 def _rule(rng: random.Random, ports: list[int], table: int, priority: int, group_ids: list[int],
-          in_port_share: float) -> dict:
+          in_port_share: float, meter_share: float) -> dict:
     match: list[list] = []
     if rng.random() < in_port_share:
         match.append(["in_port", rng.choice(ports)])
@@ -140,6 +144,8 @@ def _rule(rng: random.Random, ports: list[int], table: int, priority: int, group
     if table > 0 and rng.random() < 0.25:
         match.append(["metadata", rng.choice([1, 2, 3]), 0xff])
     spec: dict = {"table": table, "priority": priority, "match": match}
+    if meter_share and rng.random() < meter_share:
+        spec["meter"] = METER_ID
     spec["apply"] = _actions(rng, ports, tagged, etype, proto, group_ids, rng.choice([0, 1, 1, 2, 2, 3, 4]))
     if rng.random() < 0.1:
         spec["write"] = [["output", rng.choice(ports + ["CONTROLLER", "IN_PORT", "FLOOD", "ALL", "NORMAL"])]]
@@ -233,9 +239,20 @@ def _os_ken_actions(actions: list[list]) -> list:
     return out
 
 
+def meter_mod(dp, command: int = ofp.OFPMC_ADD):
+    """Adds meter METER_ID, whose rate no trace reaches (ofproto/trace does not take tokens), or with
+    OFPMC_DELETE deletes every meter."""
+    if command == ofp.OFPMC_DELETE:
+        return parser.OFPMeterMod(dp, command, 0, ofp.OFPM_ALL, [])
+    return parser.OFPMeterMod(dp, command, ofp.OFPMF_PKTPS, METER_ID,
+                              [parser.OFPMeterBandDrop(rate=1_000_000, burst_size=0)])
+
+
 def flow_mod(dp, spec: dict, command: int = ofp.OFPFC_ADD):
     """The OFPFlowMod of `spec` (ADD, or DELETE_STRICT to remove it)."""
     ins = []
+    if spec.get("meter") is not None:
+        ins.append(parser.OFPInstructionMeter(spec["meter"], ofp.OFPIT_METER))
     if spec.get("apply") is not None and command != ofp.OFPFC_DELETE_STRICT:
         ins.append(parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, _os_ken_actions(spec["apply"])))
     if spec.get("clear"):
@@ -272,6 +289,8 @@ def describe(spec: dict) -> str:
         return f"group_id={spec['group_id']},type={spec['type']},{buckets}"
     match = ",".join(f"{f[0]}={f[1]}" + (f"/{f[2]}" if len(f) == 3 else "") for f in spec["match"])
     parts = [",".join(_text(a) for a in spec.get("apply", [])) or "drop"]
+    if spec.get("meter") is not None:
+        parts.insert(0, f"meter:{spec['meter']}")
     if spec.get("clear"):
         parts.append("clear_actions")
     if spec.get("write"):

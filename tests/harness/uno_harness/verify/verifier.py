@@ -165,9 +165,8 @@ class Tracer:
                 if tun_id or hops == 0:
                     raise datapath.Unsupported(f"recirculation on {sw} other than a link arrival's decapsulation")
                 pending.append((sw, port, eff.recirculated, hops, datapath.final_tun_id(text)))
-            controller += [d.hex() for d in eff.to_controller if hops == 0]
-            if hops > 0 and eff.to_controller:
-                raise datapath.Unsupported(f"packet-in on {sw} from a PCIe link")
+            # a packet-in after a link: a port carried to the pipeline home (a meter on two switches)
+            controller += [d.hex() for d in eff.to_controller]
             for odp, out in eff.outputs:
                 of = bridge.odp_to_ofport.get(odp)
                 if (sw, of) in self.p.links:
@@ -259,6 +258,9 @@ def install(env: Environment, group_specs: list[dict], rule_specs: list[dict]) -
     try:
         counts = {"generated": len(rule_specs), "installed": 0, "refused_by_oneswitch": collections.Counter(),
                   "refused_by_ovs": 0, "accepted_only_by_oneswitch": []}
+        if any(s.get("meter") is not None for s in rule_specs):
+            meter_ok = _send_all(ref, osw, [{}], lambda dp, _: rules.meter_mod(dp))
+            assert meter_ok == [(None, None)], f"meter refused: {meter_ok}"
         groups_ok = _send_all(ref, osw, group_specs, rules.group_mod)
         for spec, (ref_err, osw_err) in zip(group_specs, groups_ok, strict=True):
             if ref_err or osw_err:
@@ -303,13 +305,13 @@ def _error_name(msg) -> str:
 
 
 def verify(env: Environment, *, seed: int, rule_count: int, packet_count: int, group_count: int = 6,
-           workers: int = 6, in_port_share: float = 0.5) -> Report:
+           workers: int = 6, in_port_share: float = 0.5, meter_share: float = 0.0) -> Report:
     rng = random.Random(seed)
     timings = {}
     t0 = time.monotonic()
     ports = sorted(m["virtual_port"] for m in env.port_map)
     group_specs = rules.generate_groups(rng, ports, group_count)
-    rule_specs = rules.generate(rng, ports, rule_count, group_specs, in_port_share)
+    rule_specs = rules.generate(rng, ports, rule_count, group_specs, in_port_share, meter_share)
     kept, counts = install(env, group_specs, rule_specs)
     timings["install"] = round(time.monotonic() - t0, 1)
     health = rest(env.rest, "GET", "/v1/health")[1]
@@ -416,13 +418,13 @@ def _per_switch(env: Environment) -> dict:
 
 
 def run(*, seed: int, rule_count: int, packet_count: int, group_count: int = 6, workers: int = 6,
-        in_port_share: float = 0.5, workdir: pathlib.Path | None = None) -> Report:
+        in_port_share: float = 0.5, meter_share: float = 0.0, workdir: pathlib.Path | None = None) -> Report:
     """Builds the environment, verifies, tears everything down."""
     workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="uno-verify-"))
     env = Environment(workdir)
     try:
         return verify(env, seed=seed, rule_count=rule_count, packet_count=packet_count, group_count=group_count,
-                      workers=workers, in_port_share=in_port_share)
+                      workers=workers, in_port_share=in_port_share, meter_share=meter_share)
     finally:
         env.close()
 
@@ -454,6 +456,7 @@ def clear(env: Environment) -> None:
             c.send(c.parser.OFPFlowMod(c.dp, table_id=ofp.OFPTT_ALL, command=ofp.OFPFC_DELETE, out_port=ofp.OFPP_ANY,
                                        out_group=ofp.OFPG_ANY))
             c.send(c.parser.OFPGroupMod(c.dp, ofp.OFPGC_DELETE, ofp.OFPGT_ALL, ofp.OFPG_ALL, []))
+            c.send(rules.meter_mod(c.dp, ofp.OFPMC_DELETE))
             errors = [m for m in c.barrier() if m.msg_type == ofp.OFPT_ERROR]
             assert not errors, errors
         finally:

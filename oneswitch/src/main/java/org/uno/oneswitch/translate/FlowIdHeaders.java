@@ -106,11 +106,9 @@ final class FlowIdHeaders {
             // In a clone, so that the actions after the tag group see the frame as it was (Open vSwitch cannot
             // undo an encap when it rolls a group bucket back). Open vSwitch 3.1 executes a copy of the action set
             // at the end of a clone: the clone empties it last (CLEAR_TABLE).
-            out.add(rule(switchId, Layout.EGRESS_TABLE, 1, viaLink, List.of(other(SealedAction.clone(List.of(
-                    SealedAction.encapMpls(),
-                    OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE))),
-                    moveTag(), SealedAction.encapEthernet(), OF13.actions().output(link, 0),
-                    resubmitTo(Layout.CLEAR_TABLE)))))));
+            List<OFAction> encap = new ArrayList<>(encapsulation(link));
+            encap.add(resubmitTo(Layout.CLEAR_TABLE));
+            out.add(rule(switchId, Layout.EGRESS_TABLE, 1, viaLink, List.of(other(SealedAction.clone(encap)))));
             out.add(rule(switchId, Layout.DISPATCH_TABLE, Layout.ENCAP_PRIORITY, FlowMatch.of(List.of(
                     OF13.oxms().inPort(link), OF13.oxms().ethType(EthType.MPLS_UNICAST),
                     OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE)))), List.of(
@@ -127,6 +125,23 @@ final class FlowIdHeaders {
                     other(OF13.actions().popMpls(EthType.of(Layout.MPLS_ETHERTYPES.get(code)))))));
         }
         return out;
+    }
+
+    /**
+     * The actions that send the whole frame, encapsulated with flow id {@code tag}, over {@code link}, as the
+     * last thing an entry does.
+     */
+    static List<Action> encapsulated(int tag, OFPort link) {
+        List<Action> out = new ArrayList<>(List.of(other(OF13.actions().setField(OF13.oxms().reg6(U32.of(tag))))));
+        encapsulation(link).forEach(a -> out.add(other(a)));
+        return out;
+    }
+
+    /** Encapsulates the frame in an MPLS label holding the tag register, then in Ethernet, and outputs it to {@code link}. */
+    private static List<OFAction> encapsulation(OFPort link) {
+        return List.of(SealedAction.encapMpls(),
+                OF13.actions().setField(OF13.oxms().mplsTc(U8.of((short) Layout.ENCAP_CODE))),
+                moveTag(), SealedAction.encapEthernet(), OF13.actions().output(link, 0));
     }
 
     private static PhysicalRule rule(String switchId, int table, int priority, FlowMatch match, List<Action> actions) {

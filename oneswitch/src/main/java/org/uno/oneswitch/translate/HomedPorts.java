@@ -92,6 +92,9 @@ final class HomedPorts {
     /**
      * Adds the entries that carry packets of {@code port} to {@code home} with flow id {@code tag}:
      * the port's dispatch entry, forwarding on the switches on the way, and the arrival on the home.
+     * The frames travel encapsulated: a pushed label would have to be popped before the pipeline, and
+     * Open vSwitch recirculates after a pop, which ofproto/trace does not follow (the verifier could not
+     * check the homed pipeline); a decapsulated frame is looked up again from the dispatch table, which it does.
      */
     private static void carry(Topology topology, PhysicalPort port, String home, int tag, OFPort homed,
                               List<PhysicalRule> out) {
@@ -99,33 +102,25 @@ final class HomedPorts {
         OFPort first = tree.node(port.switchId()).copies().get(0);
         out.add(rule(port.switchId(), Layout.DISPATCH_TABLE, Layout.PIPELINE_PRIORITY, FlowMatch.of(List.of(
                 OF13.oxms().inPort(port.port()))), List.of(new Instruction.ApplyActions(
-                FlowIdHeaders.sendActions(tag, first))), tag));
+                FlowIdHeaders.encapsulated(tag, first))), tag));
         for (Map.Entry<String, ForwardingTree.Node> e : tree.nodes().entrySet()) {
             String at = e.getKey();
             if (at.equals(port.switchId())) {
                 continue;
             }
-            OFPort arrival = e.getValue().arrival().orElseThrow();
+            FlowMatch arrived = FlowIdHeaders.decapsulated(e.getValue().arrival().orElseThrow(), tag);
             if (at.equals(home)) {
-                Instruction pipeline = new Instruction.GotoTable(Layout.physicalTable(0));
-                List<Action> popped = new ArrayList<>(List.of(FlowIdHeaders.popLabel()));
-                popped.addAll(setInPort(homed));
-                out.add(rule(at, Layout.DISPATCH_TABLE, Layout.LABEL_PRIORITY, FlowIdHeaders.labelled(arrival, tag),
-                        List.of(new Instruction.ApplyActions(popped), pipeline), tag));
-                // the label went to the tunnel id when the frame was decapsulated: a tenant rule may match it
-                List<Action> decapped = new ArrayList<>(List.of(
+                // the label is in the tunnel id since the decapsulation: a tenant rule may match it
+                List<Action> actions = new ArrayList<>(List.of(
                         new Action.Other(OF13.actions().setField(OF13.oxms().tunnelId(U64.ZERO)))));
-                decapped.addAll(setInPort(homed));
-                out.add(rule(at, Layout.DISPATCH_TABLE, Layout.DECAPPED_PRIORITY,
-                        FlowIdHeaders.decapsulated(arrival, tag), List.of(new Instruction.ApplyActions(decapped),
-                                pipeline), tag));
+                actions.addAll(setInPort(homed));
+                out.add(rule(at, Layout.DISPATCH_TABLE, Layout.DECAPPED_PRIORITY, arrived, List.of(
+                        new Instruction.ApplyActions(actions), new Instruction.GotoTable(Layout.physicalTable(0))),
+                        tag));
             } else {
-                OFPort next = e.getValue().copies().get(0);
-                out.add(rule(at, Layout.DISPATCH_TABLE, Layout.LABEL_PRIORITY, FlowIdHeaders.labelled(arrival, tag),
-                        List.of(new Instruction.ApplyActions(List.of(Action.Output.to(next)))), tag));
-                out.add(rule(at, Layout.DISPATCH_TABLE, Layout.DECAPPED_PRIORITY,
-                        FlowIdHeaders.decapsulated(arrival, tag), List.of(new Instruction.ApplyActions(
-                                FlowIdHeaders.sendActions(tag, next))), tag));
+                out.add(rule(at, Layout.DISPATCH_TABLE, Layout.DECAPPED_PRIORITY, arrived, List.of(
+                        new Instruction.ApplyActions(FlowIdHeaders.encapsulated(tag, e.getValue().copies().get(0)))),
+                        tag));
             }
         }
     }
