@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.projectfloodlight.openflow.protocol.OFFlowMod;
 import org.projectfloodlight.openflow.protocol.OFFlowModCommand;
 import org.projectfloodlight.openflow.protocol.OFMessage;
+import org.projectfloodlight.openflow.protocol.OFMeterFlags;
 import org.projectfloodlight.openflow.protocol.OFPacketOut;
 import org.projectfloodlight.openflow.protocol.action.OFActionOutput;
 import org.projectfloodlight.openflow.protocol.instruction.OFInstructionApplyActions;
@@ -33,12 +35,14 @@ import org.projectfloodlight.openflow.types.U64;
 import org.uno.oneswitch.error.PortMapException;
 import org.uno.oneswitch.model.FlowFilter;
 import org.uno.oneswitch.model.FlowModRequest;
+import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.Link;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortSpec;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
+import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.rest.RestApi;
 import org.uno.oneswitch.testing.RecordingNetwork;
 import org.uno.oneswitch.testing.RecordingNotifier;
@@ -80,6 +84,50 @@ class RemapServiceTest {
                 U64.ZERO, OFPort.ANY, org.projectfloodlight.openflow.types.OFGroup.ANY), apply(out(output)), U64.ZERO,
                 java.util.Set.of(), 0, 0), (s, e) -> {
                 });
+    }
+
+    /**
+     * The VM's rule and the NF's apply one meter: once the NF moves to the sNIC their packets would enter on two
+     * switches, so the same port map change makes the host the pipeline home, and moving it back ends that.
+     */
+    @Test
+    void remappingAMeteredPortToTheSnicMakesTheHostItsPipelineHome() throws Exception {
+        vs.meters().restore(new VirtualMeter(7, Set.of(OFMeterFlags.PKTPS), List.of(OF13.meterBands().drop(100, 0))));
+        List<Instruction> metered = new ArrayList<>(List.of(new Instruction.Meter(7)));
+        metered.addAll(apply(out(10)));
+        assertEquals("host", vs.ports().current().physical(OFPort.of(1)).orElseThrow().switchId());
+        vs.flows().flowMod(new FlowModRequest(FlowModRequest.Command.ADD, new FlowFilter(0, match(inPort(1)), true, 3,
+                U64.ZERO, U64.ZERO, OFPort.ANY, org.projectfloodlight.openflow.types.OFGroup.ANY), metered, U64.ZERO,
+                java.util.Set.of(), 0, 0), (s, e) -> {
+                });
+        metered.set(1, apply(out(1)).get(0));
+        vs.flows().flowMod(new FlowModRequest(FlowModRequest.Command.ADD, new FlowFilter(0, match(inPort(10)), true, 3,
+                U64.ZERO, U64.ZERO, OFPort.ANY, org.projectfloodlight.openflow.types.OFGroup.ANY), metered, U64.ZERO,
+                java.util.Set.of(), 0, 0), (s, e) -> {
+                });
+        assertEquals(Optional.empty(), vs.ports().current().pipelineHome());
+        remapAndDrain(new PortRequest("snic0", "nfs", null, null, null));
+        assertEquals(Optional.of("host"), vs.ports().current().pipelineHome());
+        assertTrue(vs.ports().current().isHomed(OFPort.of(10)));
+        assertEquals(Optional.of(OFPort.of(10)), vs.ports().current().virtualOfIngress(new PhysicalPort("host",
+                OFPort.of(PortMap.FIRST_HOMED_PORT - 1))), "the NF's packets enter on the host with a homed number");
+        assertTrue(net.pipeline("snic0").isEmpty(), "the sNIC runs no virtual table");
+        remapAndDrain(new PortRequest("host", "nfh", null, null, null));
+        assertEquals(Optional.empty(), vs.ports().current().pipelineHome());
+    }
+
+    private void remapAndDrain(PortRequest to) throws Exception {
+        CompletableFuture<RemapService.Report> done = vs.remaps().remap(OFPort.of(10), to);
+        for (String sw : List.of("host", "snic0")) {
+            for (OFMessage m : net.takeSent(sw)) {
+                if (m instanceof OFPacketOut marker) {
+                    vs.packetIn(sw.equals("host") ? "snic0" : "host", markerArrived(marker));
+                }
+            }
+        }
+        assertTrue(done.get().changed());
+        timers.forEach(Runnable::run);
+        timers.clear();
     }
 
     @Test
