@@ -29,8 +29,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of rules that apply one meter, on ports of every switch (default 0)")
     ap.add_argument("--json", type=pathlib.Path, help="write the full report here")
     args = ap.parse_args(argv)
-    report = run(seed=args.seed, rule_count=args.rules, packet_count=args.packets, group_count=args.groups, meter_share=args.meter_share,
-                 workers=args.workers, in_port_share=args.in_port_share)
+    report = run(seed=args.seed, rule_count=args.rules, packet_count=args.packets, group_count=args.groups,
+                 workers=args.workers, in_port_share=args.in_port_share, meter_share=args.meter_share)
     data = report.to_json()
     if args.json:
         args.json.write_text(json.dumps(data, indent=1) + "\n")

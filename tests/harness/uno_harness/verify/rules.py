@@ -206,7 +206,7 @@ def outputs_to_normal(spec: dict) -> bool:
 
 # -- os-ken messages ----------------------------------------------------------------------------
 
-_RESERVED = {"FLOOD": ofp.OFPP_FLOOD, "ALL": ofp.OFPP_ALL, "IN_PORT": ofp.OFPP_IN_PORT,
+_RESERVED = {"FLOOD": ofp.OFPP_FLOOD, "ALL": ofp.OFPP_ALL, "IN_PORT": ofp.OFPP_IN_PORT, "TABLE": ofp.OFPP_TABLE,
              "CONTROLLER": ofp.OFPP_CONTROLLER, "NORMAL": ofp.OFPP_NORMAL}
 
 

@@ -101,10 +101,9 @@ public final class InstructionCodec {
             switch (a.getType()) {
                 case OUTPUT -> {
                     OFActionOutput o = (OFActionOutput) a;
-                    if (o.getPort().equals(OFPort.ZERO) || o.getPort().equals(OFPort.ANY)
-                            || !PortNumbers.valid(o.getPort())) {
+                    if (!PortNumbers.isOutput(o.getPort())) {
                         throw new BadActionException(OFBadActionCode.BAD_OUT_PORT, "output to " + o.getPort()
-                                + " (ports are 1 to " + PortNumbers.MAX + " and the reserved ones)");
+                                + " (ports are 0 to " + PortNumbers.MAX + " and the reserved ones but ANY)");
                     }
                     out.add(new Action.Output(o.getPort(), o.getMaxLen()));
                 }

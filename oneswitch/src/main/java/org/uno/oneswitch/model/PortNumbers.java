@@ -16,6 +16,17 @@ public final class PortNumbers {
     private PortNumbers() {
     }
 
+    /**
+     * True for a port an output may name, as Open vSwitch takes it: a real port number or 0 (an output
+     * to a port the switch does not have does nothing), and the reserved ports a switch outputs to
+     * (ANY and the unnamed reserved numbers are refused, BAD_OUT_PORT).
+     */
+    public static boolean isOutput(OFPort p) {
+        return Integer.toUnsignedLong(p.getPortNumber()) <= MAX || p.equals(OFPort.LOCAL) || p.equals(OFPort.FLOOD)
+                || p.equals(OFPort.ALL) || p.equals(OFPort.IN_PORT) || p.equals(OFPort.CONTROLLER)
+                || p.equals(OFPort.TABLE) || p.equals(OFPort.NORMAL);
+    }
+
     /** True for a real port number or a reserved port. */
     public static boolean valid(OFPort p) {
         long n = Integer.toUnsignedLong(p.getPortNumber());

@@ -36,6 +36,8 @@ import org.uno.oneswitch.plan.PhysicalRule;
  *   <li>on the home, an output to the port of a packet that came from it is dropped, as one bridge
  *       drops an output to the in_port: a guard in the egress table, which every send to the port
  *       passes (sends from the home go port by port, see {@link TagRoutes#sendTo});</li>
+ *   <li>on the home, the dispatch table sends a packet with a homed in_port to the first virtual table:
+ *       output:TABLE looks it up there again;</li>
  *   <li>on the home, output:IN_PORT resubmits to {@link Layout#IN_PORT_TABLE}, which sends a packet
  *       of a homed port back to its port (past the guard, with {@link Layout#IN_PORT_REGISTER} set
  *       for the send) and does output:IN_PORT for anything else.</li>
@@ -70,6 +72,9 @@ final class HomedPorts {
             List<Action> back = routes.sendTo(home, List.of(m.virtualPort()));
             int tag = tags.reserve(List.of(m.virtualPort())).orElseThrow();
             carry(topology, m.physical(), home, tag, homed, flows);
+            // output:TABLE goes back to the dispatch table with the in_port it has (no packet arrives with it)
+            flows.add(rule(home, Layout.DISPATCH_TABLE, Layout.PIPELINE_PRIORITY, FlowMatch.of(List.of(
+                    OF13.oxms().inPort(homed))), List.of(new Instruction.GotoTable(Layout.physicalTable(0))), 0));
             flows.add(rule(home, Layout.EGRESS_TABLE, GUARD_PRIORITY, FlowMatch.of(List.of(OF13.oxms().inPort(homed),
                     OF13.oxms().reg6(U32.of(tag)), OF13.oxms().reg0(U32.ZERO))), List.of(), tag));
             List<Action> toPort = new ArrayList<>();

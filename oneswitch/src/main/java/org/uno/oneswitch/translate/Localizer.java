@@ -113,7 +113,8 @@ final class Localizer {
         for (Action a : effectiveSet(actions)) {
             if (!(a instanceof Action.Output o)) {
                 out.add(a);
-            } else if (o.port().equals(OFPort.IN_PORT) || o.port().equals(OFPort.CONTROLLER)) {
+            } else if (o.port().equals(OFPort.IN_PORT) || o.port().equals(OFPort.CONTROLLER)
+                    || o.port().equals(OFPort.TABLE)) {
                 out.add(routes.portGroup(switchId, o));
             } else if (o.port().equals(OFPort.NORMAL)) {
                 out.add(NormalPipeline.GROUP);

@@ -44,7 +44,7 @@ public final class PacketOutTranslator {
 
     /** The physical packet-outs for a virtual one from {@code inPort} with {@code actions}. */
     public List<Part> translate(OFPort inPort, List<Action> actions, PortMap ports) throws OpenFlowException {
-        RuleValidator.actions(actions, true);
+        RuleValidator.actions(actions);
         boolean fromPort = RuleValidator.isDataPort(inPort);
         if (!fromPort && !inPort.equals(OFPort.CONTROLLER) && !inPort.equals(OFPort.ANY)) {
             throw new BadRequestException(OFBadRequestCode.BAD_PORT, "packet_out in_port " + inPort

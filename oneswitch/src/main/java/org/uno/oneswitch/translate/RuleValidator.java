@@ -13,6 +13,7 @@ import org.uno.oneswitch.error.OpenFlowException;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Bucket;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PortNumbers;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualRule;
 
@@ -37,30 +38,29 @@ public final class RuleValidator {
             throw new BadMatchException(OFBadMatchCode.BAD_FIELD, "in_phy_port is not supported");
         }
         for (Instruction ins : rule.instructions()) {
-            actions(Instruction.actionsOf(ins), false);
+            actions(Instruction.actionsOf(ins));
         }
     }
 
     /** Refuses buckets with actions {@link #actions} refuses. */
     public static void group(VirtualGroup g) throws OpenFlowException {
         for (Bucket b : g.buckets()) {
-            actions(b.actions(), false);
+            actions(b.actions());
         }
     }
 
-    /** Refuses outputs to reserved ports a virtual switch has not (ANY; TABLE outside a packet-out). */
-    public static void actions(List<Action> actions, boolean packetOut) throws BadActionException {
+    /**
+     * Refuses the outputs Open vSwitch refuses ({@link PortNumbers#isOutput}): rules and groups restored
+     * from the state file did not pass the codec. TABLE in a rule runs the pipeline again, as there.
+     */
+    public static void actions(List<Action> actions) throws BadActionException {
         for (Action a : actions) {
-            if (a instanceof Action.Output o && !isDataPort(o.port()) && !o.port().equals(OFPort.FLOOD)
-                    && !o.port().equals(OFPort.ALL) && !o.port().equals(OFPort.IN_PORT)
-                    && !o.port().equals(OFPort.CONTROLLER) && !(packetOut && o.port().equals(OFPort.TABLE))
-                    && !o.port().equals(OFPort.NORMAL)) {
+            if (a instanceof Action.Output o && !PortNumbers.isOutput(o.port())) {
                 throw new BadActionException(OFBadActionCode.BAD_OUT_PORT, "output to " + o.port()
                         + " is not supported by the virtual switch");
             }
         }
     }
-
 
     /** A port number that can be a virtual port: 1..OFPP_MAX-1, and LOCAL (the host bridge's, see PortService). */
     static boolean isDataPort(OFPort port) {

@@ -142,6 +142,14 @@ class TranslatorTest {
                 + Render.translation(one.infrastructure(homed, tags)));
     }
 
+    /** output:TABLE in a rule runs the pipeline again from the first virtual table, as on one bridge. */
+    @Test
+    void tableRunsThePipelineAgain() throws Exception {
+        Golden.check("output-table", translate(rule(1, 1, 10, match(inPort(1)), apply(out(OFPort.TABLE))))
+                + "--- in an action set\n" + translate(rule(2, 1, 10, match(inPort(3)),
+                        List.of(new Instruction.WriteActions(List.of(out(OFPort.TABLE)))))));
+    }
+
     @Test
     void outputsBetweenRewritesShareOneTag() throws Exception {
         Golden.check("segments", translate(two(), rule(1, 10, match(inPort(1)), apply(out(3), out(4), out(2),
@@ -247,9 +255,12 @@ class TranslatorTest {
     @Test
     void theValidatorRefusesWhatNoTranslationExpresses() throws Exception {
         assertThrows(BadActionException.class, () -> RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.ANY)))));
-        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(OFPort.ANY)), true));
-        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(OFPort.TABLE)), false));
-        RuleValidator.actions(List.of(out(OFPort.NORMAL)), true);
+        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(OFPort.ANY))));
+        // past Open vSwitch's ports, as it refuses them (BAD_OUT_PORT); port 0 and TABLE it takes in a rule
+        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(0xff00))));
+        assertThrows(BadActionException.class, () -> RuleValidator.actions(List.of(out(OFPort.MAX))));
+        RuleValidator.actions(List.of(out(0), out(0xfeff), out(OFPort.TABLE), out(OFPort.LOCAL)));
+        RuleValidator.actions(List.of(out(OFPort.NORMAL)));
         RuleValidator.rule(rule(1, 1, FlowMatch.ANY, apply(out(OFPort.NORMAL))));
         RuleValidator.group(new VirtualGroup(3, OFGroupType.ALL, List.of(Bucket.of(List.of(out(OFPort.NORMAL))))));
     }
