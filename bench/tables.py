@@ -63,6 +63,13 @@ def _translation(r: dict) -> str:
             ["verifier: packets compared", ver["packets"]["compared"]], ["verifier: mismatches", ver["mismatches"]],
             ["virtual rules/s, OneSwitch's time", r["translation_rate"]["virtual_rules_per_s_oneswitch_time"]],
             ["virtual rules/s, end to end", r["translation_rate"]["virtual_rules_per_s_end_to_end"]]]
+    m = r.get("with_meters")
+    if m:  # the same workload with a share of its rules applying one meter: the pipeline home
+        rows += [[f"with {m['meter_share']:.0%} of the rules metering: refused by OneSwitch",
+                  sum(m["virtual_rules"]["refused_by_oneswitch"].values())],
+                 ["with meters: physical per virtual", m["physical_per_virtual"]],
+                 ["with meters: verifier packets compared / mismatches",
+                  f'{m["packets"]["compared"]} / {m["mismatches"]}']]
     return ("## Translation, §5.4 workload (`oneswitch-translation.json`)\n\n" + table(["", ""], rows)
             + "\n" + _when(r))
 

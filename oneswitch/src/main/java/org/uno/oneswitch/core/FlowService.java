@@ -377,14 +377,14 @@ public final class FlowService {
     private void store(VirtualRule r) {
         table.byId(r.id()).ifPresent(this::unindex);
         table.put(r);
-        MeterUse.meterOf(r).ifPresent(m -> meterUsers.computeIfAbsent(m, x -> new TreeSet<>()).add(r.id()));
+        MeterSites.meterOf(r).ifPresent(m -> meterUsers.computeIfAbsent(m, x -> new TreeSet<>()).add(r.id()));
         sites.add(r);
     }
 
     /** Takes {@code r} out of the meter index (it is being replaced or removed). */
     private void unindex(VirtualRule r) {
         sites.remove(r);
-        MeterUse.meterOf(r).ifPresent(m -> {
+        MeterSites.meterOf(r).ifPresent(m -> {
             Set<Long> users = meterUsers.get(m);
             users.remove(r.id());
             if (users.isEmpty()) {
@@ -402,7 +402,7 @@ public final class FlowService {
 
     /** Refuses a rule applying a meter that does not exist (UNKNOWN_METER, as Open vSwitch answers). */
     private void checkMeterExists(VirtualRule r) throws MeterModFailedException {
-        OptionalLong m = MeterUse.meterOf(r);
+        OptionalLong m = MeterSites.meterOf(r);
         if (m.isPresent() && meters.get(m.getAsLong()).isEmpty()) {
             throw new MeterModFailedException(OFMeterModFailedCode.UNKNOWN_METER, "meter " + m.getAsLong()
                     + " does not exist");

@@ -27,9 +27,9 @@ import org.uno.oneswitch.store.IdTable;
 
 /**
  * Applies meter_mods (OpenFlow 1.3 §5.7) to the virtual meter table and the physical switches.
- * Every switch holds every meter with the controller's id and bands; a rule that applies a meter
- * is kept only where its packets all enter at one switch (see {@link MeterUse}), so one copy
- * meters them all and the rate holds exactly. The virtual switch offers what every physical
+ * Every switch holds every meter with the controller's id and bands; the rules that apply a meter
+ * all run on one switch, the host when their packets enter on two (see {@link MeterSites}), so one
+ * copy meters them all and the rate holds exactly. The virtual switch offers what every physical
  * switch offers (the least of their meter features). Deleting a meter deletes the rules that
  * apply it, as OpenFlow says.
  */

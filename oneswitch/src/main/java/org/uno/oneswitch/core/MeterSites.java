@@ -9,6 +9,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 import org.projectfloodlight.openflow.types.OFPort;
+import org.uno.oneswitch.model.Instruction;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualRule;
@@ -79,8 +80,18 @@ final class MeterSites {
         return after;
     }
 
+    /** The meter {@code r} applies, if any. */
+    static OptionalLong meterOf(VirtualRule r) {
+        for (Instruction i : r.instructions()) {
+            if (i instanceof Instruction.Meter m) {
+                return OptionalLong.of(m.meterId());
+            }
+        }
+        return OptionalLong.empty();
+    }
+
     private void change(VirtualRule r, int delta) {
-        OptionalLong m = MeterUse.meterOf(r);
+        OptionalLong m = meterOf(r);
         if (m.isEmpty()) {
             return;
         }

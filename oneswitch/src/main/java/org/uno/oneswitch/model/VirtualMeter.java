@@ -8,8 +8,8 @@ import org.projectfloodlight.openflow.protocol.meterband.OFMeterBand;
 
 /**
  * A meter of the virtual switch (OpenFlow 1.3 §5.7), as the controller configured it. Each
- * physical switch holds a copy with the same id; only rules on one switch apply it (see
- * {@code MeterUse}), so one copy sees all its packets.
+ * physical switch holds a copy with the same id; the rules that apply it all run on one switch (the
+ * host when their packets enter on two: {@code core/MeterSites}), so one copy sees all its packets.
  *
  * @param id    the meter id (1..{@link MeterModRequest#MAX})
  * @param flags rate unit (KBPS or PKTPS), BURST, STATS

@@ -19,14 +19,20 @@ import org.projectfloodlight.openflow.protocol.OFMeterFlags;
 import org.projectfloodlight.openflow.protocol.OFMeterMod;
 import org.projectfloodlight.openflow.protocol.OFMeterModCommand;
 import org.projectfloodlight.openflow.protocol.OFMeterModFailedCode;
+import org.projectfloodlight.openflow.protocol.OFPacketIn;
+import org.projectfloodlight.openflow.protocol.OFPacketInReason;
 import org.projectfloodlight.openflow.protocol.OFType;
 import org.projectfloodlight.openflow.protocol.errormsg.OFMeterModFailedErrorMsg;
 import org.projectfloodlight.openflow.protocol.instruction.OFInstruction;
 import org.projectfloodlight.openflow.protocol.instruction.OFInstructionMeter;
 import org.projectfloodlight.openflow.protocol.match.Match;
 import org.projectfloodlight.openflow.protocol.match.MatchField;
+import org.projectfloodlight.openflow.types.OFBufferId;
 import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.TableId;
+import org.uno.oneswitch.codec.PhysicalMessages;
 import org.uno.oneswitch.core.SwitchTables;
+import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.VirtualMeter;
 import org.uno.oneswitch.stats.MeterFeatures;
 
@@ -127,6 +133,15 @@ class MeterTest {
         assertEquals(Optional.of("host"), h.vs.ports().current().pipelineHome());
         assertEquals(2, meteredEntries("host"));
         assertEquals(0, meteredEntries("snic0"));
+        // A packet-in of the sNIC's port now comes from the host, with the port's homed number: the controller
+        // sees the virtual port.
+        OFPacketIn pi = OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(4)
+                .setReason(OFPacketInReason.ACTION).setTableId(TableId.of(1)).setData(new byte[4])
+                .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(PortMap.FIRST_HOMED_PORT)).build())
+                .build();
+        h.vs.packetIn("host", PhysicalMessages.packetIn(pi));
+        assertEquals(OFPort.of(3), assertInstanceOf(OFPacketIn.class, c.received().get(0)).getMatch()
+                .get(MatchField.IN_PORT));
         // The rule on the sNIC's port goes: each switch meters its own ports' packets again.
         c.send(OF13.buildFlowDeleteStrict().setXid(4).setPriority(10).setMatch(inPort(3)).build());
         barrier();
