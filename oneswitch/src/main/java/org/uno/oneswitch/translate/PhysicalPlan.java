@@ -343,11 +343,18 @@ public final class PhysicalPlan {
             flowHolders.dropRetired(key);
         }
         if (e == null || !e.instructions().equals(r.instructions()) || e.tag() != r.tag()) {
-            long cookie = e != null ? e.cookie() : old != null ? old.cookie()
-                    : (sealed(r.instructions()) ? SEALED_COOKIE_TAG : COOKIE_TAG) | nextCookie++;
+            // an entry that becomes sealed (or stops being) needs a cookie saying so: flow dumps go by it
+            boolean sealed = sealed(r.instructions());
+            long cookie = e != null && sealedCookie(e.cookie()) == sealed ? e.cookie()
+                    : old != null && sealedCookie(old.cookie()) == sealed ? old.cookie()
+                    : (sealed ? SEALED_COOKIE_TAG : COOKIE_TAG) | nextCookie++;
             putFlow(key, new Content(r.instructions(), cookie, r.tag()));
         }
         flowHolders.add(key, owner, r.role());
+    }
+
+    private static boolean sealedCookie(long cookie) {
+        return (cookie & SEALED_COOKIE_BIT) != 0;
     }
 
     /** True for instructions holding an action openflowj cannot read back. */
@@ -438,6 +445,9 @@ public final class PhysicalPlan {
             if (now == null && old != null) {
                 deletes.add(change(PhysicalChange.Kind.DELETE, e.getKey(), old, rolesBefore.get(e.getKey())));
             } else if (now != null && old == null) {
+                adds.add(change(PhysicalChange.Kind.ADD, e.getKey(), now, null));
+            } else if (now != null && now.cookie() != old.cookie()) {
+                // a modify keeps the switch's cookie (OpenFlow 1.3): an add replaces the entry with its new one
                 adds.add(change(PhysicalChange.Kind.ADD, e.getKey(), now, null));
             } else if (now != null && !now.instructions().equals(old.instructions())) {
                 modifies.add(change(PhysicalChange.Kind.MODIFY, e.getKey(), now, null));

@@ -18,6 +18,8 @@ import org.projectfloodlight.openflow.protocol.action.OFAction;
 import org.projectfloodlight.openflow.types.OFPort;
 import org.uno.oneswitch.model.Action;
 import org.uno.oneswitch.model.Instruction;
+import org.uno.oneswitch.model.PortMap;
+import org.uno.oneswitch.plan.PhysicalChange;
 import org.uno.oneswitch.testing.Fixtures;
 
 /** The sealed actions' bytes against Open vSwitch's own encodings (tests/ofp-actions.at), and where they go. */
@@ -54,6 +56,29 @@ class SealedActionTest {
                         new SealedAction.LearnSpec(false, 0x802, 0, 0x802, 0, 12),
                         new SealedAction.LearnSpec(false, 0x406, 0, 0x206, 0, 48),
                         new SealedAction.LearnSpec(true, 0x00010604L, 0, 0x00010804L, 0, 20)))));
+    }
+
+    /**
+     * A port's dispatch entry becomes sealed when its port is homed (it encapsulates): it needs a sealed cookie,
+     * sent with an add since a modify keeps the switch's cookie, or the switch's flow dump would hold an entry
+     * openflowj cannot read (found by restarting OneSwitch with a pipeline home); and a plain one when it is not.
+     */
+    @Test
+    void anEntryThatBecomesSealedGetsASealedCookieByAnAdd() throws Exception {
+        PhysicalPlan plan = new PhysicalPlan(new TagSpace());
+        Translator t = new Translator(Fixtures.topology(1), p -> true);
+        PortMap ports = Fixtures.ports(1);
+        plan.replace(java.util.Map.of(Owner.INFRASTRUCTURE, t.infrastructure(ports, plan.tags())));
+        for (PortMap next : List.of(ports.withPipelineHome("host"), ports)) {
+            PlanDiff diff = plan.replace(java.util.Map.of(Owner.INFRASTRUCTURE, t.infrastructure(next, plan.tags())));
+            PhysicalChange dispatch = diff.inOrder().stream().filter(c -> c instanceof PhysicalChange)
+                    .map(c -> (PhysicalChange) c).filter(c -> c.key().switchId().equals("snic0")
+                            && c.key().key().priority() == Layout.PIPELINE_PRIORITY).findFirst().orElseThrow();
+            assertEquals(PhysicalChange.Kind.ADD, dispatch.kind());
+            assertEquals(next.pipelineHome().isPresent(), PhysicalPlan.sealed(dispatch.instructions()));
+            assertEquals(next.pipelineHome().isPresent(),
+                    (dispatch.cookie().getValue() & PhysicalPlan.SEALED_COOKIE_BIT) != 0);
+        }
     }
 
     @Test
