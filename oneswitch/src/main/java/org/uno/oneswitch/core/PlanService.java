@@ -108,13 +108,13 @@ public final class PlanService {
     /**
      * The translations that change when the port map goes from {@code before} to {@code after}, a
      * change of virtual port {@code port} only: OneSwitch's own entries, and every rule and group
-     * when the set of switches with virtual ports changes or the map has a pipeline home, else only those
+     * when the set of switches with virtual ports or the pipeline home changes, else only those
      * {@link PortDependencies#touches touching} it.
      */
     public Map<Owner, Translation> translateChanged(PortMap before, PortMap after, OFPort port)
             throws TranslationConflictException {
         if (!PortDependencies.switchesWithPorts(before).equals(PortDependencies.switchesWithPorts(after))
-                || before.pipelineHome().isPresent() || after.pipelineHome().isPresent()) {
+                || !before.pipelineHome().equals(after.pipelineHome())) {
             return translateAll(after);
         }
         Map<Owner, Translation> out = new LinkedHashMap<>();

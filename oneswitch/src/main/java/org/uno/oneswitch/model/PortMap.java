@@ -29,11 +29,13 @@ public final class PortMap {
     /** The map without any port. */
     public static final PortMap EMPTY = new PortMap(List.of(), null);
     /**
-     * The homed port number of the first port carried to the pipeline home; the next ones count
-     * down. Open vSwitch numbers a bridge's ports up from 1 and takes none above 0xfeff, and keeps
-     * an in_port set to a number it has no port for.
+     * Homed port numbers are this less the virtual port number (at most 0xfeff): Open vSwitch numbers a
+     * bridge's ports up from 1 and takes none above 0xfeff, and keeps an in_port set to a number it has
+     * no port for. So a virtual port below 32,768 has a homed number from 32,513 up, which a bridge
+     * would need as many ports to have; the number follows the port alone, so a change of another
+     * port's mapping leaves it as it is.
      */
-    public static final int FIRST_HOMED_PORT = 0xfeff;
+    private static final int HOMED_BASE = 0xff00;
 
     private final TreeMap<Integer, PortMapping> byVirtual = new TreeMap<>(Integer::compareUnsigned);
     private final Map<PhysicalPort, PortMapping> byPhysical = new HashMap<>();
@@ -53,10 +55,9 @@ public final class PortMap {
             }
         }
         if (home != null) {
-            int next = FIRST_HOMED_PORT;
             for (PortMapping m : byVirtual.values()) {
                 if (!m.physical().switchId().equals(home)) {
-                    PhysicalPort in = new PhysicalPort(home, OFPort.of(next--));
+                    PhysicalPort in = new PhysicalPort(home, homedNumber(m.virtualPort()));
                     homed.put(m.virtualPort().getPortNumber(), in);
                     byHomed.put(in, m);
                 }
@@ -89,6 +90,15 @@ public final class PortMap {
      */
     public PortMap withPipelineHome(String homeSwitch) {
         return Objects.equals(homeSwitch, home) ? this : new PortMap(byVirtual.values(), homeSwitch);
+    }
+
+    /** The in_port of {@code virtualPort}'s packets on the pipeline home when it is homed. */
+    public static OFPort homedNumber(OFPort virtualPort) {
+        int n = virtualPort.getPortNumber();
+        if (n <= 0 || n >= HOMED_BASE) {
+            throw new IllegalArgumentException("virtual port " + virtualPort + " cannot be homed (1 to 65279)");
+        }
+        return OFPort.of(HOMED_BASE - n);
     }
 
     /** The switch where every port's packets enter the pipeline, if the map has one. */

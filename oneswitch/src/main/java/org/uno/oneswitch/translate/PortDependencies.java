@@ -17,8 +17,8 @@ import org.uno.oneswitch.model.VirtualRule;
  * Which translations a change of one virtual port's mapping can change (the paper's R_U): those of
  * rules that match it as in_port or output to it (FLOOD and ALL output to every port), and of
  * groups whose buckets output to it or watch it. Every other translation stays the same, unless the
- * set of switches with virtual ports changes (rules without in_port go to each of them) or the map
- * has a pipeline home (whose homed port numbers follow the mappings). Pure.
+ * set of switches with virtual ports changes (rules without in_port go to each of them) or the
+ * pipeline home does. Pure.
  */
 public final class PortDependencies {
     private PortDependencies() {

@@ -110,16 +110,28 @@ class RemapServiceTest {
         assertEquals(Optional.of("host"), vs.ports().current().pipelineHome());
         assertTrue(vs.ports().current().isHomed(OFPort.of(10)));
         assertEquals(Optional.of(OFPort.of(10)), vs.ports().current().virtualOfIngress(new PhysicalPort("host",
-                OFPort.of(PortMap.FIRST_HOMED_PORT - 1))), "the NF's packets enter on the host with a homed number");
+                PortMap.homedNumber(OFPort.of(10)))), "the NF's packets enter on the host with a homed number");
         assertTrue(net.pipeline("snic0").isEmpty(), "the sNIC runs no virtual table");
+        // Unmapping the wire (port 2, on the sNIC too) keeps the home, and the NF's rules, which do not touch it,
+        // stay as they are: homed numbers follow the port alone.
+        OFPort nf = PortMap.homedNumber(OFPort.of(10));
+        assertTrue(net.pipeline("host").stream().anyMatch(f -> nf.equals(f.getMatch().get(MatchField.IN_PORT))));
+        vs.ports().remove(OFPort.of(2));
+        assertEquals(Optional.of("host"), vs.ports().current().pipelineHome());
+        assertTrue(net.takeSent("host").stream().noneMatch(m -> m instanceof OFFlowMod f
+                && f.getTableId().getValue() == 1 && nf.equals(f.getMatch().get(MatchField.IN_PORT))),
+                "the NF's rules are not sent again");
         remapAndDrain(new PortRequest("host", "nfh", null, null, null));
         assertEquals(Optional.empty(), vs.ports().current().pipelineHome());
     }
 
-    private void remapAndDrain(PortRequest to) throws Exception {
+    /** Remaps port 10 to {@code to}, returns the drain markers, runs the timers; returns what each switch got. */
+    private java.util.Map<String, List<OFMessage>> remapAndDrain(PortRequest to) throws Exception {
         CompletableFuture<RemapService.Report> done = vs.remaps().remap(OFPort.of(10), to);
+        java.util.Map<String, List<OFMessage>> sent = new java.util.HashMap<>();
         for (String sw : List.of("host", "snic0")) {
-            for (OFMessage m : net.takeSent(sw)) {
+            sent.put(sw, net.takeSent(sw));
+            for (OFMessage m : sent.get(sw)) {
                 if (m instanceof OFPacketOut marker) {
                     vs.packetIn(sw.equals("host") ? "snic0" : "host", markerArrived(marker));
                 }
@@ -128,6 +140,7 @@ class RemapServiceTest {
         assertTrue(done.get().changed());
         timers.forEach(Runnable::run);
         timers.clear();
+        return sent;
     }
 
     @Test

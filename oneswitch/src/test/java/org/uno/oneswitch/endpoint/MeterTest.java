@@ -137,7 +137,7 @@ class MeterTest {
         // sees the virtual port.
         OFPacketIn pi = OF13.buildPacketIn().setBufferId(OFBufferId.NO_BUFFER).setTotalLen(4)
                 .setReason(OFPacketInReason.ACTION).setTableId(TableId.of(1)).setData(new byte[4])
-                .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, OFPort.of(PortMap.FIRST_HOMED_PORT)).build())
+                .setMatch(OF13.buildMatch().setExact(MatchField.IN_PORT, PortMap.homedNumber(OFPort.of(3))).build())
                 .build();
         h.vs.packetIn("host", PhysicalMessages.packetIn(pi));
         assertEquals(OFPort.of(3), assertInstanceOf(OFPacketIn.class, c.received().get(0)).getMatch()
