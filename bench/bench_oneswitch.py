@@ -1,4 +1,5 @@
-"""OneSwitch benchmarks: flow_mod installation rate, the §5.4 translation workload, remap latency.
+"""OneSwitch benchmarks: flow_mod installation rate, the §5.4 translation workload, remap latency, SIGKILLs,
+the pipeline home's cost.
 
 1. flow_mods (results/oneswitch.json): the same Java client (org.uno.oneswitch.bench.FlowModBench, messages
    encoded before the clock starts) installs `priority=1, in_port, eth_dst=<n>, actions=output:<port>` rules
@@ -24,6 +25,11 @@
 4. kill (results/oneswitch-kill.json): 20,000 rules installed through OneSwitch with a state file (a barrier every
    50), SIGKILLed at 10 random points and restarted; after each restart every acknowledged rule must be back, in
    OneSwitch and on the host bridge, rule by rule (uno_harness.killcheck).
+5. pipeline home (results/oneswitch-pipeline-home.json): what running a sNIC port's pipeline on the host costs
+   its packets (oneswitch/DESIGN.md, "Meters"): UDP from the sNIC's wire port to an endpoint on another port of the
+   sNIC at a fixed rate, one-way latency and loss, with the same forwarding rules plain and applying one meter (a
+   rate no packet reaches) on the wire's and the VM's ports, which makes the host the pipeline home; the two
+   alternate, several rounds.
 """
 from __future__ import annotations
 
@@ -50,6 +56,7 @@ from uno_harness.processes import Proc, free_port, wait_for
 from uno_harness.verify import rules as rulegen
 from uno_harness.verify import verifier
 from uno_platform.spec import TestbedSpec
+from uno_platform.traffic import NumberedUdp
 
 TARGET_RATIO = 0.7
 TRIALS = 5
@@ -398,11 +405,76 @@ def kill_recovery(seed: int = 15) -> dict:
             "environment": environment()}
 
 
+# -- 5. the pipeline home's cost to a homed port's packets ---------------------------------------------------
+
+HOME_PPS = 2000
+HOME_SECONDS = 3.0
+HOME_ROUNDS = 3
+
+
+def pipeline_home_cost() -> dict:
+    """UDP between the sNIC's wire port and an endpoint on a port of the sNIC too: with the sNIC's own pipeline it
+    stays on the sNIC; with the host as pipeline home it crosses the PCIe link to the host and back."""
+    stack = Stack(vms=1)
+    netns = stack.prefix + "sep"
+    try:
+        desc = stack.platform.description
+        ext = desc["ext"]
+        ext_ip = ext["interfaces"][0]["ip"]
+        address, plen = ext_ip.split("/")
+        endpoint_ip = ".".join(address.split(".")[:3] + [str((int(address.split(".")[3]) + 50) % 250 + 1)])
+        port = stack.platform.add_port("snic0", stack.prefix + "sp")
+        subprocess.run(["ip", "netns", "add", netns], check=True)
+        subprocess.run(["ip", "-n", port["netns"], "link", "set", port["nf_ifname"], "netns", netns], check=True)
+        for cmd in (["addr", "add", f"{endpoint_ip}/{plen}", "dev", port["nf_ifname"]],
+                    ["link", "set", port["nf_ifname"], "up"], ["link", "set", "lo", "up"]):
+            subprocess.run(["ip", "-n", netns, *cmd], check=True)
+        assert rest(stack.rest, "POST", "/v1/ports", {"switch": "snic0", "port": port["name"],
+                                                       "virtual_port": 10})[0] == 201
+        ofctl(stack.target, "add-meter", "meter=1,pktps,band=type=drop,rate=1000000")
+        # port 1, the VM on the host, keeps the meter's rules on two switches in the metered mode
+        plain = ["priority=100,in_port=2,actions=output:10", "priority=100,in_port=10,actions=output:2",
+                 "priority=100,in_port=1,actions=output:2"]
+        metered = ["priority=100,in_port=2,actions=meter:1,output:10", "priority=100,in_port=10,actions=output:2",
+                   "priority=100,in_port=1,actions=meter:1,output:2"]
+        runs: dict[str, list[dict]] = {"plain": [], "pipeline_home": []}
+        for _ in range(HOME_ROUNDS):
+            for mode, flows in (("plain", plain), ("pipeline_home", metered)):
+                for f in flows:
+                    ofctl(stack.target, "add-flow", f)
+                subprocess.run(["ip", "netns", "exec", ext["netns"], "ping", "-c", "2", "-i", "0.2", endpoint_ip],
+                               capture_output=True, timeout=30)
+                with NumberedUdp(ext["netns"], netns, endpoint_ip, flows=1, pps=HOME_PPS,
+                                 seconds=HOME_SECONDS) as run:
+                    pass
+                lat = sorted(run.result["latencies"])
+                runs[mode].append({"sent": sum(run.result["sent"].values()),
+                                   "received": sum(run.result["received"].values()),
+                                   "latency_median_us": round(statistics.median(lat) * 1e6, 1),
+                                   "latency_p99_us": round(lat[int(len(lat) * 0.99)] * 1e6, 1)})
+        log = (stack.logdir / "oneswitch.log").read_text()
+        assert "pipeline home host" in log and "pipeline home none" in log, "the modes did not alternate"
+    finally:
+        subprocess.run(["ip", "netns", "del", netns], capture_output=True)
+        stack.close()
+
+    def med(mode: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[mode])
+    return {"benchmark": "oneswitch: UDP between two ports of the sNIC, with the host as pipeline home (a meter on "
+                         "two switches) against the sNIC's own pipeline", "pps": HOME_PPS, "seconds": HOME_SECONDS,
+            "rounds": runs, "median_latency_us": {m: med(m, "latency_median_us") for m in runs},
+            "p99_latency_us": {m: med(m, "latency_p99_us") for m in runs},
+            "latency_ratio": round(med("pipeline_home", "latency_median_us") / med("plain", "latency_median_us"), 2),
+            "lost": {m: sum(r["sent"] - r["received"] for r in runs[m]) for m in runs},
+            "environment": environment()}
+
+
 def main(results_dir: pathlib.Path) -> dict:
     build_jar()
     out = {}
     for name, fn in (("oneswitch-translation", translation), ("oneswitch-remap", remap_latency),
-                     ("oneswitch-kill", kill_recovery), ("oneswitch", flow_mod_rates)):
+                     ("oneswitch-kill", kill_recovery), ("oneswitch-pipeline-home", pipeline_home_cost),
+                     ("oneswitch", flow_mod_rates)):
         report = fn()
         (results_dir / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
         out[name] = report

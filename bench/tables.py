@@ -82,6 +82,16 @@ def _remap(r: dict) -> str:
             f"milliseconds.\n\n" + table(["", "median", "p90", "max"], rows) + "\n" + _when(r))
 
 
+def _pipeline_home(r: dict) -> str:
+    rows = [[mode, r["median_latency_us"][mode], r["p99_latency_us"][mode], r["lost"][mode]]
+            for mode in ("plain", "pipeline_home")]
+    return (f"## Pipeline home (`oneswitch-pipeline-home.json`)\n\nUDP between two ports of the sNIC, {r['pps']:,} "
+            f"packets/s for {r['seconds']:g} s, {len(r['rounds']['plain'])} rounds of each mode (medians); with the "
+            "host as pipeline home the packets cross to the host and back.\n\n"
+            + table(["pipeline", "one-way latency median, µs", "p99, µs", "lost"], rows)
+            + f"\nLatency ratio {r['latency_ratio']}.\n\n" + _when(r))
+
+
 def _kill(r: dict) -> str:
     rows = [["rules installed", r["rules"]], ["SIGKILLs", r["kills"]], ["acknowledged", r["acknowledged"]],
             ["acknowledged and lost", r["acknowledged_lost"]],
@@ -342,6 +352,7 @@ def _chain(r: dict) -> str:
 COMPONENTS: dict[str, tuple[str, list[tuple[str, Callable[[dict], str]]]]] = {
     "oneswitch": ("OneSwitch", [("oneswitch.json", _flow_mods), ("oneswitch-translation.json", _translation),
                                 ("oneswitch-remap.json", _remap), ("oneswitch-kill.json", _kill),
+                                ("oneswitch-pipeline-home.json", _pipeline_home),
                                 ("oneswitch-soak.json", _soak), ("oneswitch-footprint.json", _footprint),
                                 ("oneswitch-flow-id.json", _flow_id),
                                 ("oneswitch-many-hosts.json", _many_hosts)]),
