@@ -158,16 +158,7 @@ public final class PlanService {
 
     /** The translations of every rule and group, and OneSwitch's own entries, under {@code ports}. */
     public Map<Owner, Translation> translateAll(PortMap ports) throws TranslationConflictException {
-        Map<Owner, Translation> out = new LinkedHashMap<>();
-        out.put(Owner.INFRASTRUCTURE, translator.infrastructure(ports, plan.tags()));
-        for (VirtualGroup g : groups.all()) {
-            out.put(Owner.group(g.id()), translate(g, ports));
-        }
-        for (VirtualRule r : rules.all()) {
-            out.put(Owner.rule(r.id()), translateStored(r, ports));
-        }
-        out.put(Owner.NORMAL, normalTables(out, ports));
-        return out;
+        return translateAllWith(ports, Map.of());
     }
 
     /**
@@ -176,7 +167,15 @@ public final class PlanService {
      */
     public Map<Owner, Translation> translateAllWith(PortMap ports, Map<Owner, Translation> overlay)
             throws TranslationConflictException {
-        Map<Owner, Translation> out = translateAll(ports);
+        Map<Owner, Translation> out = new LinkedHashMap<>();
+        out.put(Owner.INFRASTRUCTURE, translator.infrastructure(ports, plan.tags()));
+        for (VirtualGroup g : groups.all()) {
+            out.put(Owner.group(g.id()), translate(g, ports));
+        }
+        for (VirtualRule r : rules.all()) {
+            Owner o = Owner.rule(r.id());
+            out.put(o, overlay.containsKey(o) ? overlay.get(o) : translateStored(r, ports));
+        }
         out.putAll(overlay);
         out.put(Owner.NORMAL, normalTables(out, ports));
         return out;
