@@ -30,7 +30,17 @@ import tempfile
 import time
 from typing import Any
 
-from bench.bench_solver import EXACT_GAP, FAMILIES, SEEDS, TARGET_LIMIT, TIME_LIMIT
+from bench.bench_solver import (
+    EXACT_GAP,
+    FAMILIES,
+    SEEDS,
+    TARGET_LIMIT,
+    TIME_LIMIT,
+    WARM_SEEDS,
+    WARM_SIZES,
+    changed_rates,
+    with_current,
+)
 from uno_solver import ilp, solve
 from uno_solver.instances import realistic_graph
 from uno_solver.problem import compile_graph
@@ -38,6 +48,7 @@ from uno_solver.problem import compile_graph
 NODES = 500
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "solver_reference.json"
 REALISTIC = pathlib.Path(__file__).resolve().parent / "results" / "solver_reference_realistic.json"
+WARM = pathlib.Path(__file__).resolve().parent / "results" / "solver_reference_warm.json"
 REALISTIC_SIZES = (100, 500)
 REALISTIC_SEEDS = tuple(range(12))
 LICENSE = 2000   # pip's gurobipy license: at most this many variables and this many rows
@@ -52,6 +63,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--realistic", action="store_true", help="the realistic hosts of issue 23")
     parser.add_argument("--highs", action="store_true", help="with --realistic: also HiGHS on the reference model")
+    parser.add_argument("--warm", action="store_true", help="Gurobi and the fast solver, cold and warm, after a change "
+                                                            "of rates")
     parser.add_argument("--sizes", type=int, nargs="+", default=REALISTIC_SIZES, help="with --realistic")
     parser.add_argument("--seeds", type=int, nargs="+", default=REALISTIC_SEEDS, help="with --realistic")
     args = parser.parse_args()
@@ -64,6 +77,8 @@ def main() -> int:
     env = gurobipy.Env(empty=True)
     env.setParam("OutputFlag", 0)
     env.start()
+    if args.warm:
+        return warm(gurobipy, env)
     if args.realistic:
         return realistic(gurobipy, env, args.sizes, args.seeds, args.highs)
     rows = []
@@ -102,9 +117,11 @@ def main() -> int:
     return 0
 
 
-def _gurobi(gurobipy: Any, env: Any, graph: Any, tmp: str) -> dict[str, Any]:
-    """Gurobi (one thread, gap EXACT_GAP, TIME_LIMIT) on the reference model, or why it did not run."""
-    model = ilp.build(compile_graph(graph))[0]
+def _gurobi(gurobipy: Any, env: Any, graph: Any, tmp: str, start_at: Any = None) -> dict[str, Any]:
+    """Gurobi (one thread, gap EXACT_GAP, TIME_LIMIT) on the reference model, or why it did not run; with
+    `start_at` (a location per node) that placement is its MIP start, every variable set."""
+    problem = compile_graph(graph)
+    model, at = ilp.build(problem)
     size = max(model.numVariables(), model.numConstraints())
     if size > LICENSE:
         return {"skipped": f"model of {size} variables or rows, over the license's {LICENSE}"}
@@ -112,12 +129,74 @@ def _gurobi(gurobipy: Any, env: Any, graph: Any, tmp: str) -> dict[str, Any]:
     model.writeMPS(str(mps))
     grb = gurobipy.read(str(mps), env)
     grb.Params.Threads, grb.Params.MIPGap, grb.Params.TimeLimit = 1, EXACT_GAP, TIME_LIMIT
+    if start_at is not None:
+        _set_start(grb, problem, start_at)
     start = time.perf_counter()
     grb.optimize()
     seconds = time.perf_counter() - start
     found = grb.SolCount > 0
     return {"seconds": round(seconds, 4), "optimal": grb.Status == gurobipy.GRB.OPTIMAL,
             "objective": grb.ObjVal if found else None, "bound": grb.ObjBound, "nodes": int(grb.NodeCount)}
+
+
+def _set_start(grb: Any, problem: Any, loc: Any) -> None:
+    """The reference model's variables (ilp.build's names) at placement `loc` as Gurobi's MIP start."""
+    values = {}
+    for i, j in enumerate(loc):
+        values[f"p_{i}"] = float(j == 0)
+        for s in range(problem.k if problem.k > 1 else 0):
+            values[f"q_{i}_{s}"] = float(j == s + 1)
+    for e, (u, v) in enumerate(zip(problem.edge_u, problem.edge_v, strict=True)):
+        for s in range(problem.k):
+            values[f"d_{e}_{s}"] = float((loc[u] == s + 1) != (loc[v] == s + 1))
+    grb.update()
+    for var in grb.getVars():
+        if var.VarName in values:
+            var.Start = values[var.VarName]
+
+
+def warm(gurobipy: Any, env: Any) -> int:
+    """Gurobi and the fast solver, cold and warm, on bench_solver's warm re-placement hosts."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="solver-reference-") as tmp:
+        for n in WARM_SIZES:
+            for seed in WARM_SEEDS:
+                for tight in (True, False):
+                    before = realistic_graph(n, seed, tight)
+                    first = solve(before, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT)
+                    if first.location is None:
+                        continue
+                    after = changed_rates(before, seed)
+                    problem = compile_graph(after)
+                    start_at = [problem.locations.index(first.location[node]) for node in problem.node_ids]
+                    row: dict[str, Any] = {"nodes": n, "snics": len(before.snics), "T": "tight" if tight else "loose",
+                                           "seed": seed,
+                                           "gurobi_cold": _gurobi(gurobipy, env, after, tmp),
+                                           "gurobi_warm": _gurobi(gurobipy, env, after, tmp, start_at),
+                                           "fast_cold": _run(solve(after, "fast", gap=EXACT_GAP,
+                                                                   time_limit=TIME_LIMIT)),
+                                           "fast_warm": _run(solve(with_current(after, first.location), "fast",
+                                                                   gap=EXACT_GAP, time_limit=TIME_LIMIT))}
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+    summary: dict[str, Any] = {}
+    for key, of in (("all", rows), ("1_snic", [r for r in rows if r["snics"] == 1]),
+                    ("2_snic", [r for r in rows if r["snics"] == 2])):
+        licensed = [r for r in of if "seconds" in r["gurobi_cold"] and "seconds" in r["gurobi_warm"]]
+        if not licensed:
+            continue
+        med = {run: statistics.median(r[run]["seconds"] for r in licensed)
+               for run in ("gurobi_cold", "gurobi_warm", "fast_cold", "fast_warm")}
+        summary[key] = {"hosts": len(licensed), **{f"{run}_median_s": v for run, v in med.items()},
+                        "gurobi_cold_over_warm": round(med["gurobi_cold"] / med["gurobi_warm"], 3),
+                        "fast_cold_over_warm": round(med["fast_cold"] / med["fast_warm"], 3)}
+    WARM.write_text(json.dumps({
+        "benchmark": f"Gurobi {'.'.join(map(str, gurobipy.gurobi.version()))} (pip, restricted license, 1 thread) "
+                     f"and the fast solver, cold and warm (the optimum before a change of every rate by up to 10% as "
+                     f"MIP start, or as the nodes' current location), gap {EXACT_GAP}, limit {TIME_LIMIT:g} s",
+        "summary": summary, "instances": rows, "environment": _environment()}, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return 0
 
 
 def _run(placement: Any) -> dict[str, Any]:
