@@ -38,6 +38,7 @@ import org.uno.oneswitch.model.GroupModRequest;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PortMapping;
+import org.uno.oneswitch.model.PortNumbers;
 import org.uno.oneswitch.model.RuleKey;
 import org.uno.oneswitch.model.VirtualGroup;
 import org.uno.oneswitch.model.VirtualMeter;
@@ -358,14 +359,30 @@ final class StateReplay {
         for (JsonNode m : array(root, "port_map")) {
             fields(m, "a port mapping", PORT, Set.of());
             try {
-                out.add(new PortMapping(OFPort.of((int) integer(m, "virtual_port", 1, MAX_U32)),
-                        new PhysicalPort(text(m, "switch"), OFPort.of((int) integer(m, "ofport", 0, MAX_U32))),
-                        text(m, "port"), text(m, "name")));
+                out.add(new PortMapping(mappedPort(m, "virtual_port"),
+                        new PhysicalPort(text(m, "switch"), mappedPort(m, "ofport")), text(m, "port"), text(m, "name")));
             } catch (IllegalArgumentException e) {
                 throw new Invalid("port_map: " + e.getMessage());
             }
         }
         return out;
+    }
+
+    /**
+     * A port number of a mapping: 1 to {@link PortNumbers#MAX}, as the REST API maps them, or LOCAL (the
+     * host's LOCAL port, mapped from the start). A larger number could not be homed (oneswitch/DESIGN.md,
+     * "Meters") nor be a bridge's port.
+     */
+    private static OFPort mappedPort(JsonNode m, String key) throws Invalid {
+        JsonNode v = m.get(key);
+        if (v != null && v.isIntegralNumber() && v.asLong() == Integer.toUnsignedLong(OFPort.LOCAL.getPortNumber())) {
+            return OFPort.LOCAL;
+        }
+        if (v == null || !v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 1 || v.asLong() > PortNumbers.MAX) {
+            throw new Invalid("'" + key + "' must be a port number from 1 to " + PortNumbers.MAX + " or LOCAL ("
+                    + Integer.toUnsignedLong(OFPort.LOCAL.getPortNumber()) + "), not " + v);
+        }
+        return OFPort.of((int) v.asLong());
     }
 
     private static Map<Integer, List<Integer>> tags(JsonNode root) throws Invalid {

@@ -17,6 +17,7 @@ import org.uno.oneswitch.error.TranslationConflictException;
 import org.uno.oneswitch.model.PhysicalPort;
 import org.uno.oneswitch.model.PortMap;
 import org.uno.oneswitch.model.PortMapping;
+import org.uno.oneswitch.model.PortNumbers;
 import org.uno.oneswitch.model.PortSpec;
 import org.uno.oneswitch.model.SwitchSpec;
 import org.uno.oneswitch.model.Topology;
@@ -288,21 +289,45 @@ public final class PortService {
     }
 
     private OFPort checkedVirtual(long n) throws PortMapException {
-        if (n < 1 || n >= Integer.toUnsignedLong(OFPort.MAX.getPortNumber())) {
+        if (n < 1 || n > PortNumbers.MAX) {
             throw new PortMapException(PortMapException.Reason.BAD_REQUEST, "virtual port " + n + " out of range");
         }
         OFPort v = OFPort.of((int) n);
         if (current().get(v).isPresent()) {
             throw new PortMapException(PortMapException.Reason.CONFLICT, "virtual port " + n + " is already mapped");
         }
+        Optional<String> clash = hostPortAtHomedNumber(v);
+        if (clash.isPresent()) {
+            throw new PortMapException(PortMapException.Reason.CONFLICT, "virtual port " + n + " would enter the "
+                    + "pipeline on the host as number " + PortMap.homedNumber(v) + ", which the host's port "
+                    + clash.get() + " has (see DESIGN.md, \"Meters\"): choose another virtual port number");
+        }
         return v;
     }
 
     private OFPort lowestFree() {
         int n = 1;
-        while (current().get(OFPort.of(n)).isPresent()) {
+        while (current().get(OFPort.of(n)).isPresent() || hostPortAtHomedNumber(OFPort.of(n)).isPresent()) {
             n++;
         }
         return OFPort.of(n);
+    }
+
+    /**
+     * The name of the host's port (on the live bridge or in the description) whose number is {@code v}'s
+     * homed number: while the host is the pipeline home, that port's packets would run {@code v}'s rules.
+     * Checked for a port on any switch, since a remap moves a port without changing its number. (A port the
+     * bridge numbers so later is not caught: Open vSwitch numbers ports up from 1, and a virtual port below
+     * 32,768 has a homed number from 32,513 up.)
+     */
+    private Optional<String> hostPortAtHomedNumber(OFPort v) {
+        OFPort homed = PortMap.homedNumber(v);
+        String host = topology.hostId();
+        PortDescription live = net.ports(host).get(homed);
+        if (live != null) {
+            return Optional.of(live.name());
+        }
+        return topology.byId(host).orElseThrow().ports().stream().filter(p -> p.number().equals(homed))
+                .map(PortSpec::name).findFirst();
     }
 }

@@ -228,8 +228,18 @@ class StateFileTest {
                 "the snapshot has an unknown field 'extra'", s -> s.put("extra", 1),
                 "is not an OpenFlow 1.3 message", s -> setFlowMod(s, hex -> hex.substring(0, 4) + "ff" + hex.substring(6)),
                 "is a flow_mod DELETE, not ADD", s -> setFlowMod(s, hex -> hex.substring(0, 50) + "03" + hex.substring(52)),
-                "'virtual_port' must be an integer", s -> ((ObjectNode) s.get("port_map").get(0)).put("virtual_port", "1"),
                 "schema must be oneswitch-state/2", s -> s.put("schema", "oneswitch-state/1"));
+        // a mapping's numbers: a bridge's port range or LOCAL (a larger virtual port could not be homed)
+        Map<String, Consumer<ObjectNode>> mappingDamage = Map.of(
+                "'virtual_port' must be a port number", m -> m.put("virtual_port", "1"),
+                "'virtual_port' must be a port number from 1 to 65279 or LOCAL (4294967294), not 65280",
+                m -> m.put("virtual_port", 65280),
+                "'ofport' must be a port number from 1 to 65279 or LOCAL (4294967294), not 0", m -> m.put("ofport", 0));
+        for (Map.Entry<String, Consumer<ObjectNode>> d : mappingDamage.entrySet()) {
+            ObjectNode s = (ObjectNode) JSON.readTree(bodies.get(0));
+            d.getValue().accept((ObjectNode) s.get("port_map").get(0));
+            assertDamaged(List.of(JSON.writeValueAsBytes(s), bodies.get(1), bodies.get(2)), d.getKey(), false);
+        }
         for (Map.Entry<String, Consumer<ObjectNode>> d : snapshotDamage.entrySet()) {
             ObjectNode s = (ObjectNode) JSON.readTree(bodies.get(0));
             d.getValue().accept(s);

@@ -174,6 +174,20 @@ class RemapServiceTest {
     }
 
     @Test
+    void aVirtualPortWhoseHomedNumberIsAHostPortIsRefused() throws Exception {
+        // homed numbers are 0xff00 less the virtual port's: 0xff00 - 5 would take the NF port's packets
+        // on the host for its own while the host is the pipeline home
+        PortMapException clash = assertThrows(PortMapException.class, () -> vs.ports().add(
+                new PortRequest("snic0", "nfs2", null, 0xff00L - 5, null)));
+        assertEquals(PortMapException.Reason.CONFLICT, clash.reason());
+        assertTrue(clash.getMessage().contains("virtual port 65275 would enter the pipeline on the host as number 5, which the host's port nfh has"), clash.getMessage());
+        assertTrue(vs.ports().current().byPhysical(new PhysicalPort("snic0", OFPort.of(6))).isEmpty(),
+                "nothing is mapped");
+        assertEquals(OFPort.of(0xff00 - 6), vs.ports().add(new PortRequest("snic0", "nfs2", null, 0xff00L - 6, null))
+                .virtualPort(), "a number whose homed number no host port has is taken");
+    }
+
+    @Test
     void remapToAMappedPortIsRefusedAndToTheSamePortChangesNothing() throws Exception {
         PortMapException taken = assertThrows(PortMapException.class, () -> vs.remaps().remap(OFPort.of(10),
                 new PortRequest("host", "vm0", null, null, null)));
