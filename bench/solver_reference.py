@@ -121,7 +121,7 @@ def _gurobi(gurobipy: Any, env: Any, graph: Any, tmp: str, start_at: Any = None)
     """Gurobi (one thread, gap EXACT_GAP, TIME_LIMIT) on the reference model, or why it did not run; with
     `start_at` (a location per node) that placement is its MIP start, every variable set."""
     problem = compile_graph(graph)
-    model, at = ilp.build(problem)
+    model = ilp.build(problem)[0]
     size = max(model.numVariables(), model.numConstraints())
     if size > LICENSE:
         return {"skipped": f"model of {size} variables or rows, over the license's {LICENSE}"}
