@@ -28,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from bench.bench_solver import (
@@ -159,26 +160,20 @@ def warm(gurobipy: Any, env: Any) -> int:
     """Gurobi and the fast solver, cold and warm, on bench_solver's warm re-placement hosts."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="solver-reference-") as tmp:
-        for n in WARM_SIZES:
-            for seed in WARM_SEEDS:
-                for tight in (True, False):
-                    before = realistic_graph(n, seed, tight)
-                    first = solve(before, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT)
-                    if first.location is None:
-                        continue
-                    after = changed_rates(before, seed)
-                    problem = compile_graph(after)
-                    start_at = [problem.locations.index(first.location[node]) for node in problem.node_ids]
-                    row: dict[str, Any] = {"nodes": n, "snics": len(before.snics), "T": "tight" if tight else "loose",
-                                           "seed": seed,
-                                           "gurobi_cold": _gurobi(gurobipy, env, after, tmp),
-                                           "gurobi_warm": _gurobi(gurobipy, env, after, tmp, start_at),
-                                           "fast_cold": _run(solve(after, "fast", gap=EXACT_GAP,
-                                                                   time_limit=TIME_LIMIT)),
-                                           "fast_warm": _run(solve(with_current(after, first.location), "fast",
-                                                                   gap=EXACT_GAP, time_limit=TIME_LIMIT))}
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
+        for row, before in _hosts(WARM_SIZES, WARM_SEEDS):
+            first = solve(before, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT)
+            if first.location is None:
+                continue
+            after = changed_rates(before, row["seed"])
+            problem = compile_graph(after)
+            start_at = [problem.locations.index(first.location[node]) for node in problem.node_ids]
+            row.update(gurobi_cold=_gurobi(gurobipy, env, after, tmp),
+                       gurobi_warm=_gurobi(gurobipy, env, after, tmp, start_at),
+                       fast_cold=_run(solve(after, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT)),
+                       fast_warm=_run(solve(with_current(after, first.location), "fast", gap=EXACT_GAP,
+                                            time_limit=TIME_LIMIT)))
+            rows.append(row)
+            print(json.dumps(row), flush=True)
     summary: dict[str, Any] = {}
     for key, of in (("all", rows), ("1_snic", [r for r in rows if r["snics"] == 1]),
                     ("2_snic", [r for r in rows if r["snics"] == 2])):
@@ -199,6 +194,15 @@ def warm(gurobipy: Any, env: Any) -> int:
     return 0
 
 
+def _hosts(sizes: Iterable[int], seeds: Iterable[int]) -> Iterator[tuple[dict[str, Any], Any]]:
+    """Each realistic host of `sizes` nodes and `seeds`, tight and loose T: its result row so far, and its graph."""
+    for n in sizes:
+        for seed in seeds:
+            for tight in (True, False):
+                graph = realistic_graph(n, seed, tight)
+                yield {"nodes": n, "snics": len(graph.snics), "T": "tight" if tight else "loose", "seed": seed}, graph
+
+
 def _run(placement: Any) -> dict[str, Any]:
     return {"seconds": round(placement.seconds, 4), "status": placement.status, "objective": placement.objective,
             "gap": placement.gap}
@@ -207,18 +211,14 @@ def _run(placement: Any) -> dict[str, Any]:
 def realistic(gurobipy: Any, env: Any, sizes: list[int], seeds: list[int], with_highs: bool) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="solver-reference-") as tmp:
-        for n in sizes:
-            for seed in seeds:
-                for tight in (True, False):
-                    graph = realistic_graph(n, seed, tight)
-                    row: dict[str, Any] = {"nodes": n, "snics": len(graph.snics), "T": "tight" if tight else "loose",
-                                           "seed": seed, "gurobi": _gurobi(gurobipy, env, graph, tmp)}
-                    row["fast"] = _run(solve(graph, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT))
-                    row["fast_2s"] = _run(solve(graph, "fast", gap=EXACT_GAP, time_limit=TARGET_LIMIT))
-                    if with_highs:
-                        row["highs"] = _run(solve(graph, "ilp", gap=EXACT_GAP, time_limit=TIME_LIMIT, backend="highs"))
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
+        for row, graph in _hosts(sizes, seeds):
+            row["gurobi"] = _gurobi(gurobipy, env, graph, tmp)
+            row["fast"] = _run(solve(graph, "fast", gap=EXACT_GAP, time_limit=TIME_LIMIT))
+            row["fast_2s"] = _run(solve(graph, "fast", gap=EXACT_GAP, time_limit=TARGET_LIMIT))
+            if with_highs:
+                row["highs"] = _run(solve(graph, "ilp", gap=EXACT_GAP, time_limit=TIME_LIMIT, backend="highs"))
+            rows.append(row)
+            print(json.dumps(row), flush=True)
     summary = {}
     for n in sizes:
         for k in (1, 2):
