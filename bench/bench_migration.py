@@ -54,13 +54,13 @@ def _setup(workdir: pathlib.Path, datapath: str = "veth"):
     return stack, mon, source, stack.platform.description["ext"]["netns"], sink_ip
 
 
-def _one_point(stack, mon, source, sink_ns, sink_ip, flows: int) -> list[dict]:
+def _one_point(stack, mon, source, sink_ns, sink_ip, flows: int, repeat: int = REPEAT) -> list[dict]:
     with NfControl(stack.control_socket(mon["id"])) as ctl:
         ctl.state_delete(everything=True)
     # every flow gets packets before the first migration, so the state holds `flows` flows
     warm = max(1.0, 2.0 * flows / PPS)
     samples = []
-    for _ in range(REPEAT):
+    for _ in range(repeat):
         side = stack.api("GET", f"/v2.1/servers/{mon['id']}")["server"]["OS-EXT-SRV-ATTR:hypervisor_hostname"]
         target = "host" if side != "host" else "snic0"
         with NumberedUdp(source, sink_ns, sink_ip, flows=flows, pps=PPS, seconds=warm + 1.5) as run:

@@ -269,6 +269,23 @@ def _migration(r: dict) -> str:
                      for label, p in points]))
 
 
+def _migration_peer(r: dict) -> str:
+    m = r["summary"]
+    return ("## The peer of the slowest packet: a table change alone (`migration_peer.json`)\n\n"
+            f"The 1,000-flow chain at {r['pps']:,} packets/s; {r['rounds']} rounds, each a migration through the agent "
+            f"and then the changes a remap asks of each bridge made straight on both ({r['change_entries']} entries "
+            "added, a barrier, the revalidators' pause, purge and resume; the entries deleted, a barrier, the same "
+            "again), on connections kept open as OneSwitch keeps its own, with no OneSwitch request and no NF moved. "
+            "Slowest added latency (medians; milliseconds), and the same over an equally long window with nothing "
+            "done, just before.\n\n"
+            + table(["", "slowest packet", "nothing done", "how long it took"],
+                    [["migration", m["migration_slowest_ms"], m["migration_no_migration_ms"],
+                      f"{m['migration_switch_to_release_ms']:.3g} switch to release"],
+                     ["table change alone", m["table_change_slowest_ms"], m["table_change_quiet_ms"],
+                      f"{m['table_change_ms']:.3g}"]])
+            + f"\nLost: {m['lost']}.\n")
+
+
 def _solver(r: dict) -> str:
     rows = [[size, g["instances"], g["fast"]["median_s"], g["fast"]["max_s"], g["fast"]["within_gap"],
              g["cbc"]["median_s"], g["cbc"]["within_gap"], g["median_ratio_cbc_over_fast"]]
@@ -357,7 +374,7 @@ COMPONENTS: dict[str, tuple[str, list[tuple[str, Callable[[dict], str]]]]] = {
                                 ("oneswitch-flow-id.json", _flow_id),
                                 ("oneswitch-many-hosts.json", _many_hosts)]),
     "nfs": ("The network functions", [("nfs.json", _nfs)]),
-    "nf-agent": ("The NF agent", [("migration.json", _migration)]),
+    "nf-agent": ("The NF agent", [("migration.json", _migration), ("migration_peer.json", _migration_peer)]),
     "snic-datapath": ("The platform", [("offload.json", _offload), ("chain.json", _chain)]),
     "solver": ("The solver", [("solver.json", _solver), ("solver_fig16.json", _fig16),
                               ("solver_reference.json", _reference),
