@@ -154,14 +154,25 @@ def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stac
     stack = uno_stack(agent_config={"migration_faults": [fault]}, profile=profile, snic_cores=1.0, pcie_gbps=1.0,
                       vms=0, wire_ports=1)
     vm, mon, source, sink_ip = monitor_chain(stack)
-    with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=100, pps=2000,
-                     seconds=3, sport=SPORT) as run:
-        time.sleep(0.5)
-        after = migrate(stack, mon, "host")
-        assert f"step '{fault.split('=')[0]}'" in after["fault"]["message"], after
-    assert run.lost == 0 and run.result["duplicates"] == 0 and run.result["reordered"] == 0
-    report = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-1]
-    assert report["rolled_back"] and f"step '{fault.split('=')[0]}'" in report["rollback_reason"]
+    step = fault.split("=")[0]
+    sent, rollbacks = 0, []
+    while True:
+        with NumberedUdp(source, stack.platform.description["ext"]["netns"], sink_ip, flows=100, pps=2000,
+                         seconds=3, sport=SPORT) as run:
+            time.sleep(0.5)
+            after = migrate(stack, mon, "host")
+        assert run.lost == 0 and run.result["duplicates"] == 0 and run.result["reordered"] == 0
+        sent += sum(run.result["sent"].values())
+        report = stack.api("GET", "/v2.1/uno/migrations")["migrations"][-1]
+        if f"step '{step}'" in after["fault"]["message"] or not report["bound_exceeded"]:
+            break
+        # Under a CPU hog a hold can pass its bound before the faulted step (a remote sNIC's remap took 1.0-1.7 s
+        # in 2 runs of 7): that migration rolled back, with nothing lost (above), and the fault, which fires only
+        # in its own step, is still to come.
+        rollbacks.append(report)
+        assert len(rollbacks) <= MAX_BOUND_ROLLBACKS, [r["rollback_reason"] for r in rollbacks]
+    assert f"step '{step}'" in after["fault"]["message"], after
+    assert report["rolled_back"] and f"step '{step}'" in report["rollback_reason"]
     if fault == "state=slow-state":     # a hold past its bound (time or fill) is why
         assert "the new NF's hold" in report["rollback_reason"] or "past half" in report["rollback_reason"]
     after = stack.api("GET", f"/v2.1/servers/{mon['id']}")["server"]
@@ -172,7 +183,7 @@ def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stac
         stats = ctl.stats()
         assert stats["buffer_state"] == "off"
         counted = sum(f["packets"] for f in ctl.flows(match={"proto": "udp", "dport": 9999}))
-    assert counted == sum(run.result["sent"].values())
+    assert counted == sent
 
 
 @pytest.mark.parametrize("fault", REMOTE_FAULTS)
