@@ -167,7 +167,7 @@ def test_a_failed_migration_leaves_the_chain_forwarding_on_the_old_side(uno_stac
         if f"step '{step}'" in after["fault"]["message"] or not report["bound_exceeded"]:
             break
         # Under a CPU hog a hold can pass its bound before the faulted step (a remote sNIC's remap took 1.0-1.7 s
-        # in 2 runs of 7): that migration rolled back, with nothing lost (above), and the fault, which fires only
+        # in 3 runs of 13): that migration rolled back, with nothing lost (above), and the fault, which fires only
         # in its own step, is still to come.
         rollbacks.append(report)
         assert len(rollbacks) <= MAX_BOUND_ROLLBACKS, [r["rollback_reason"] for r in rollbacks]
