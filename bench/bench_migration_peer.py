@@ -6,11 +6,12 @@ bridges, with no OneSwitch request and no NF moved: what a remap asks of each sw
 (oneswitch/DESIGN.md, "Remap"):
 
   add      CHANGE_ENTRIES flow_mods adding entries to a table no packet reaches, and a barrier, on an OpenFlow
-           connection opened before the traffic; then the settle, on a unixctl connection also kept open:
-           `revalidator/pause`, `revalidator/purge`, `revalidator/resume` in one write, as OneSwitch sends them;
+           connection opened before the traffic; then the settle on each daemon's control socket
+           (`uno_platform.unixctl`): `revalidator/pause`, `revalidator/purge`, `revalidator/resume` in one write, as
+           OneSwitch sends them;
   switch   the entries deleted, a barrier, and the settle again.
 
-(Persistent connections, as OneSwitch keeps: starting an `ovs-ofctl` or `ovs-appctl` process for each step delayed
+(No process per step, as OneSwitch starts none: starting an `ovs-ofctl` or `ovs-appctl` process for each step delayed
 the slowest packet by 13 ms on this two-core machine when the steps changed nothing, and by 14 ms when they made the
 change without the settle: the processes, not the change, cost that.)
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import socket
 import statistics
 import tempfile
 import time
@@ -32,6 +32,7 @@ from uno_oneswitch.ofclient import OfClient
 
 import uno_platform
 from bench import bench_migration
+from uno_platform import unixctl
 from uno_platform.traffic import NumberedUdp
 
 ROUNDS = 6
@@ -77,7 +78,7 @@ def main(results_dir: pathlib.Path) -> dict:
 def _table_change(switches: list[dict], source: str, sink_ns: str, sink_ip: str) -> dict:
     """One round: traffic, then the add and switch of a remap on every bridge; the slowest packets."""
     warm = max(1.0, 2.0 * FLOWS / bench_migration.PPS)
-    bridges = [(OfClient(sw["openflow"]), _Appctl(sw["appctl"])) for sw in switches]
+    bridges = [(OfClient(sw["openflow"]), sw["appctl"]) for sw in switches]
     try:
         with NumberedUdp(source, sink_ns, sink_ip, flows=FLOWS, pps=bench_migration.PPS,
                          seconds=warm + 1.5) as run:
@@ -93,12 +94,11 @@ def _table_change(switches: list[dict], source: str, sink_ns: str, sink_ip: str)
                     if errors := [m for m in of.barrier() if m.msg_type == OfClient.ofp.OFPT_ERROR]:
                         raise RuntimeError(f"a bridge refused the table change: {errors[0]}")
                 for _, appctl in bridges:
-                    appctl.settle()
+                    unixctl.call_all(appctl, ["revalidator/pause", "revalidator/purge", "revalidator/resume"])
             end = time.time()
     finally:
-        for of, appctl in bridges:
+        for of, _ in bridges:
             of.close()
-            appctl.close()
     sent = [arrival - latency for arrival, latency in zip(run.result["arrivals"], run.result["latencies"],
                                                           strict=True)]
     pairs = list(zip(sent, run.result["latencies"], strict=True))
@@ -111,37 +111,3 @@ def _table_change(switches: list[dict], source: str, sink_ns: str, sink_ip: str)
             "slowest_quiet_ms": bench_migration._max_ms([lat - baseline for t, lat in pairs
                                                          if quiet_begin <= t < quiet_end]),
             "lost": run.lost}
-
-
-class _Appctl:
-    """A unixctl (JSON-RPC) connection to one switch daemon, kept open as OneSwitch keeps its own (south/Appctl)."""
-
-    SETTLE = ("revalidator/pause", "revalidator/purge", "revalidator/resume")
-
-    def __init__(self, path: str):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.settimeout(30)
-        self.sock.connect(path)
-
-    def settle(self) -> None:
-        """The three commands in one write; returns once the daemon answered them all."""
-        self.sock.sendall(b"".join(json.dumps({"id": i, "method": m, "params": []}).encode()
-                                   for i, m in enumerate(self.SETTLE)))
-        answered, buf = 0, b""
-        decoder = json.JSONDecoder()
-        while answered < len(self.SETTLE):
-            buf += self.sock.recv(65536)
-            text = buf.decode()
-            while text:
-                try:
-                    reply, used = decoder.raw_decode(text)
-                except json.JSONDecodeError:
-                    break
-                if reply.get("error") is not None:
-                    raise RuntimeError(f"unixctl {self.SETTLE[reply['id']]}: {reply['error']}")
-                answered += 1
-                text = text[used:].lstrip()
-            buf = text.encode()
-
-    def close(self) -> None:
-        self.sock.close()

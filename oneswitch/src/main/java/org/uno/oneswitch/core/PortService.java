@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.UnaryOperator;
 
 import org.projectfloodlight.openflow.protocol.OFPortReason;
@@ -272,20 +273,21 @@ public final class PortService {
 
     /** The port by name or number, from the live switch if connected, else from the description. */
     private PhysicalPortRef findPort(SwitchSpec sw, PortRequest req) throws PortMapException {
+        return portWhere(sw, (name, number) -> name.equals(req.portName())
+                || (req.ofport() != null && Integer.toUnsignedLong(number.getPortNumber()) == req.ofport()))
+                .orElseThrow(() -> new PortMapException(PortMapException.Reason.PORT_NOT_SEEN, "switch " + sw.id()
+                        + " has no port " + (req.portName() != null ? "'" + req.portName() + "'" : req.ofport())));
+    }
+
+    /** The first port of {@code sw} that {@code wanted} takes: on the live switch, then in the description. */
+    private Optional<PhysicalPortRef> portWhere(SwitchSpec sw, BiPredicate<String, OFPort> wanted) {
         for (PortDescription d : net.ports(sw.id()).values()) {
-            if (d.name().equals(req.portName()) || (req.ofport() != null
-                    && Integer.toUnsignedLong(d.port().getPortNumber()) == req.ofport())) {
-                return new PhysicalPortRef(d.name(), d.port());
+            if (wanted.test(d.name(), d.port())) {
+                return Optional.of(new PhysicalPortRef(d.name(), d.port()));
             }
         }
-        for (PortSpec s : sw.ports()) {
-            if (s.name().equals(req.portName()) || (req.ofport() != null
-                    && Integer.toUnsignedLong(s.number().getPortNumber()) == req.ofport())) {
-                return new PhysicalPortRef(s.name(), s.number());
-            }
-        }
-        throw new PortMapException(PortMapException.Reason.PORT_NOT_SEEN, "switch " + sw.id() + " has no port "
-                + (req.portName() != null ? "'" + req.portName() + "'" : req.ofport()));
+        return sw.ports().stream().filter(s -> wanted.test(s.name(), s.number())).findFirst()
+                .map(s -> new PhysicalPortRef(s.name(), s.number()));
     }
 
     private OFPort checkedVirtual(long n) throws PortMapException {
@@ -322,12 +324,7 @@ public final class PortService {
      */
     private Optional<String> hostPortAtHomedNumber(OFPort v) {
         OFPort homed = PortMap.homedNumber(v);
-        String host = topology.hostId();
-        PortDescription live = net.ports(host).get(homed);
-        if (live != null) {
-            return Optional.of(live.name());
-        }
-        return topology.byId(host).orElseThrow().ports().stream().filter(p -> p.number().equals(homed))
-                .map(PortSpec::name).findFirst();
+        return portWhere(topology.byId(topology.hostId()).orElseThrow(), (name, number) -> number.equals(homed))
+                .map(PhysicalPortRef::name);
     }
 }
