@@ -19,7 +19,6 @@ bench/results/oneswitch-flow-id.json.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -27,18 +26,13 @@ import sys
 import tempfile
 import time
 
-from bench.bench_oneswitch import Stack, environment
+from bench.bench_oneswitch import Stack, cpu_seconds, environment
 from uno_harness.oneswitch import build_jar, ofctl, revalidate
 
 RATE, SECONDS = 20000, 3.0
 UDP_SEQ = pathlib.Path(__file__).resolve().parents[1] / "tests" / "oneswitch" / "udp_seq.py"
 #: kind -> (Ethertype under the VLAN tags, number of 802.1Q tags) of udp_seq.py's numbered IPv4/UDP frames
 KINDS = {"label": (0x0800, 0), "encap": (0x88b5, 0), "qinq_label": (0x0800, 2), "qinq_encap": (0x88b5, 2)}
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def phase(stack: Stack, vm: dict, ext: dict, ethertype: int, tags: int, workdir: pathlib.Path) -> dict:

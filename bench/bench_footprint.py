@@ -194,9 +194,10 @@ def one_mix(jvm: tuple[str, ...], in_port: str, out_port: int) -> dict:
 
 
 def busy_proxy_peer(jvm: tuple[str, ...]) -> dict:
-    """The busy peer of OneSwitch's event-loop watch: the Java null proxy (the same runtime, the same JVM options,
-    parsing nothing) carrying the same streamed install of max(SIZES) rules straight to the host bridge, with the
-    same 5 ms tick on its one event loop: what any Java proxy busy with this stream suffers on this machine."""
+    """The busy peer of OneSwitch's event-loop watch and echo round trips: the Java null proxy (the same runtime, the
+    same JVM options, parsing nothing) carrying the same streamed install of max(SIZES) rules straight to the host
+    bridge, with the same 5 ms tick on its one event loop and the same echo probe on a second connection through it
+    (the bridge answers those): what any Java proxy busy with this stream suffers on this machine."""
     stack = Stack(vms=2, jvm_options=jvm)  # its OneSwitch stays idle
     proxy = None
     try:
@@ -208,10 +209,12 @@ def busy_proxy_peer(jvm: tuple[str, ...]) -> dict:
                                         host["openflow"][len("unix:"):], str(report)], stack.logdir / "nullproxy.log")
         wait_for(report.exists, 30, "the null proxy's first loop report")
         before = json.loads(report.read_text())
+        echo = EchoProbe(port)
         flow_mod_client(f"tcp:127.0.0.1:{port}", "stream", max(SIZES), vm0, vm1)
+        echoed = echo.stop()
         written = report.stat().st_mtime
         wait_for(lambda: report.stat().st_mtime > written, 5, "the null proxy's next loop report")
-        return stalls(before, json.loads(report.read_text()))
+        return stalls(before, json.loads(report.read_text())) | {"echo": echoed}
     finally:
         if proxy is not None:
             proxy.stop()
@@ -238,4 +241,5 @@ def main(results_dir: pathlib.Path) -> dict:
                         "stalls_over_10ms": row["event_loop"]["ticks_late_over_10ms"],
                         "peer_idle_loop_over_10ms": row["peer_idle_loop"]["ticks_late_over_10ms"]}
                   for mix, row in rows.items()} for jvm, rows in largest.items()} | {"met": met} | {
-        "peer_busy_null_proxy_over_10ms": {jvm: p["ticks_late_over_10ms"] for jvm, p in busy_peer.items()}}
+        "peer_busy_null_proxy_over_10ms": {jvm: p["ticks_late_over_10ms"] for jvm, p in busy_peer.items()},
+        "peer_busy_null_proxy_echo_p99_9_ms": {jvm: p["echo"]["p99_9_ms"] for jvm, p in busy_peer.items()}}

@@ -38,6 +38,7 @@ import os
 import pathlib
 import platform as pyplatform
 import random
+import resource
 import secrets
 import shutil
 import socket
@@ -132,6 +133,17 @@ class Stack:
 
 # -- 1. flow_mod installation rate ---------------------------------------------------------------
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process `pid` so far."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def flow_mod_client(target: str, mode: str, count: int, in_port: int | str, out_port: int) -> dict:
     result = subprocess.run(["java", "-XX:+UseSerialGC", "-cp", str(JAR), "org.uno.oneswitch.bench.FlowModBench",
                              target, mode, str(count), str(in_port), str(out_port)],
@@ -173,9 +185,19 @@ class NullProxies:
     def targets(self) -> dict[str, str]:
         return {name: f"tcp:127.0.0.1:{port}" for name, port in self.ports.items()}
 
+    @property
+    def pids(self) -> dict[str, int]:
+        return {name: proc.pid for name, proc in zip(self.ports, self.procs, strict=True)}
+
     def close(self) -> None:
         for proc in self.procs:
             proc.stop()
+
+
+def _cpu_medians(runs: list[dict]) -> dict:
+    """Per party (client, bridge, proxy), the median over trials of the CPU µs it spent per flow_mod; and the sum."""
+    medians = {party: round(statistics.median(run[party] for run in runs), 2) for party in runs[0]}
+    return medians | {"total": round(sum(medians.values()), 2)}
 
 
 def _listening(proc: Proc, port: int) -> bool:
@@ -201,12 +223,20 @@ def flow_mod_rates() -> dict:
         workloads = {"local": {"direct": (vm0, vm1), "oneswitch": (1, 2)},
                      "crossing": {"direct": (vm0, pcie), "oneswitch": (1, 3)}}
         proxies = NullProxies(direct[len("unix:"):], stack.logdir)
+        host_bridge = stack.platform.ovs("host").pid("ovs-vswitchd")
         baselines = proxies.targets()
 
-        def run(target, mode, ports_, bridges_=bridges):
+        def run(target, mode, ports_, bridges_=bridges, cpu=None):
+            """The rate; with `cpu` (the bridge's and the proxy's pids), also the CPU each party spent per flow_mod."""
+            if cpu is not None:
+                pids = {party: pid for party, pid in cpu.items() if pid is not None}
+                before = {party: cpu_seconds(pid) for party, pid in pids.items()} | {"client": _children_cpu_seconds()}
             r = flow_mod_client(target, *MODES[mode], *ports_)
+            if cpu is not None:
+                after = {party: cpu_seconds(pid) for party, pid in pids.items()} | {"client": _children_cpu_seconds()}
+                spent = {party: (after[party] - before[party]) * 1e6 / MODES[mode][1] for party in after}
             clear_rules(target, bridges_)
-            return r["rate"]
+            return r["rate"] if cpu is None else (r["rate"], spent)
 
         for _ in range(WARMUP_RUNS):
             for w in workloads.values():
@@ -218,16 +248,23 @@ def flow_mod_rates() -> dict:
         results = {}
         for name, w in workloads.items():
             results[name] = {}
-            clients = {"direct": (direct, w["direct"], bridges)}
+            clients = {"direct": (direct, w["direct"], bridges, {"bridge": host_bridge, "proxy": None})}
             if name == "local":  # the proxies carry the client's own messages to the host bridge
-                clients.update({b: (target, w["direct"], bridges) for b, target in baselines.items()})
-                clients["oneswitch_durable"] = (durable.target, w["oneswitch"], durable_bridges)
-            clients["oneswitch"] = (virtual, w["oneswitch"], bridges)
+                clients.update({b: (target, w["direct"], bridges, {"bridge": host_bridge, "proxy": proxies.pids[b]})
+                                for b, target in baselines.items()})
+                clients["oneswitch_durable"] = (durable.target, w["oneswitch"], durable_bridges,
+                                                {"bridge": durable.platform.ovs("host").pid("ovs-vswitchd"),
+                                                 "proxy": durable.oneswitch.pid})
+            clients["oneswitch"] = (virtual, w["oneswitch"], bridges, {"bridge": host_bridge,
+                                                                       "proxy": stack.oneswitch.pid})
             for mode in MODES:
                 trials = {client: [] for client in clients}
+                spent = {client: [] for client in clients}
                 for _ in range(TRIALS):
-                    for client, (target, ports_, bridges_) in clients.items():
-                        trials[client].append(run(target, mode, ports_, bridges_))
+                    for client, (target, ports_, bridges_, pids) in clients.items():
+                        rate, cpu = run(target, mode, ports_, bridges_, pids)
+                        trials[client].append(rate)
+                        spent[client].append(cpu)
                 rates = {client: statistics.median(xs) for client, xs in trials.items()}
                 d, o = rates["direct"], rates["oneswitch"]
                 row = {"count": MODES[mode][1], "direct_rate": round(d, 1), "oneswitch_rate": round(o, 1),
@@ -242,6 +279,7 @@ def flow_mod_rates() -> dict:
                     row["oneswitch_durable_ratio"] = round(rates["oneswitch_durable"] / d, 3)
                     row["durable_vs_oneswitch"] = round(rates["oneswitch_durable"] / o, 3)
                 row.update({f"{client}_trials": [round(x) for x in xs] for client, xs in trials.items()})
+                row["cpu_us_per_flow_mod"] = {client: _cpu_medians(runs) for client, runs in spent.items()}
                 results[name][mode] = row
     finally:
         if proxies is not None:

@@ -48,7 +48,35 @@ def _flow_mods(r: dict) -> str:
     return ("## flow_mod installation (`oneswitch.json`)\n\nflow_mods per second, median of trials; ratios "
             f"against the bridge directly, in the same run (target {r['target_ratio']}).\n\n"
             + table(["rules", "mode", "bridge /s", "OneSwitch /s", "OneSwitch ratio", "C null proxy ratio",
-                     "Java null proxy ratio"], rows) + "\n" + _when(r))
+                     "Java null proxy ratio"], rows) + _flow_mod_cpu(r) + "\n" + _when(r))
+
+
+#: The share of the Java null proxy's rate OneSwitch is to reach in every flow_mod mode (issue 18).
+NULL_PROXY_SHARE = 0.9
+
+
+def _flow_mod_cpu(r: dict) -> str:
+    """Where the CPU of the local workload's runs went, per flow_mod, and what OneSwitch's own share could be at
+    NULL_PROXY_SHARE of the Java null proxy's rate when the runs are bound by the machine's cores."""
+    modes = {mode: m for mode, m in r["workloads"]["local"].items() if "cpu_us_per_flow_mod" in m}
+    if not modes:
+        return ""
+    rows = []
+    for mode, m in modes.items():
+        cpu = m["cpu_us_per_flow_mod"]
+        jn, own = cpu["java_null"], cpu["oneswitch"]
+        budget = jn["total"] / NULL_PROXY_SHARE - own["client"] - own["bridge"]
+        for client, c in cpu.items():
+            rate = m["direct_rate"] if client == "direct" else m[f"{client}_rate"]
+            rows.append([mode, client, c["client"], c["bridge"], c.get("proxy", "-"), c["total"],
+                         round(c["total"] * rate / 1e6, 2), round(budget, 1) if client == "oneswitch" else ""])
+    return ("\nCPU per flow_mod (µs, median of the same trials; local rules): the client (FlowModBench), the host's "
+            "ovs-vswitchd, and the proxy between them; cores busy = total x rate. When a run keeps the machine's "
+            f"cores busy, reaching {NULL_PROXY_SHARE} of the Java null proxy's rate leaves OneSwitch the last column: "
+            f"the Java null proxy's total / {NULL_PROXY_SHARE}, less what the client and the bridge spent in "
+            "OneSwitch's runs."
+            "\n\n" + table(["mode", "through", "client", "bridge", "proxy", "total", "cores busy",
+                              f"OneSwitch's own at {NULL_PROXY_SHARE} of the Java null proxy"], rows))
 
 
 def _translation(r: dict) -> str:
@@ -121,14 +149,21 @@ def _flow_id(r: dict) -> str:
 
 
 def _busy_peer(r: dict, rules: int) -> str:
-    """The footprint bench's busy peer: the Java null proxy's late ticks on the same stream, by JVM setting."""
+    """The footprint bench's busy peer: the Java null proxy's late ticks, and the echo round trips through it, on the
+    same stream, by JVM setting."""
     if "peer_busy_null_proxy" not in r:
         return ""
     counts = ", ".join(f"{jvm} {p['ticks_late_over_10ms']} (latest at most {p['worst_late_ms_at_most'] or 'more'} ms)"
                        for jvm, p in r["peer_busy_null_proxy"].items())
-    return (f"\nThe busy peer: the Java null proxy (same runtime and JVM options, parsing nothing) carrying the same "
+    text = (f"\nThe busy peer: the Java null proxy (same runtime and JVM options, parsing nothing) carrying the same "
             f"{rules:,}-rule stream straight to the host bridge, with the same tick on its event loop: ticks late by "
-            f"more than 10 ms: {counts}.\n")
+            f"more than 10 ms: {counts}.")
+    echoes = {jvm: p["echo"] for jvm, p in r["peer_busy_null_proxy"].items() if "echo" in p}
+    if echoes:
+        text += (" Echo round trips through it on a second connection (the bridge answers them), p99.9: "
+                 + ", ".join(f"{jvm} {e['p99_9_ms']:.1f} ms ({e['samples']:,} samples)" for jvm, e in echoes.items())
+                 + ".")
+    return text + "\n"
 
 
 def _footprint(r: dict) -> str:
