@@ -14,7 +14,10 @@ the pipeline home's cost.
    loop) is the ceiling of any proxy in front of the bridge on this machine, OneSwitch's own `NullProxy` (the same
    JVM, Netty transport and event loop) the floor of a Java one; OneSwitch's ratio is read against both. A second
    OneSwitch with a state file (on this machine's disk; a barrier reply waits until everything before it is synced)
-   runs the local workload in the same alternation, on a platform of its own: the cost of durability.
+   runs the local workload in the same alternation, on a platform of its own: the cost of durability. Each trial
+   also records the CPU each party spent per flow_mod (`cpu_us_per_flow_mod`): the client's own while its clock ran
+   (FlowModBench reports it), the receiving bridge's ovs-vswitchd and the proxy's process (from /proc): where the
+   machine's two cores go, and so what OneSwitch's own work may cost at a given share of a null proxy's rate.
 2. translation (results/oneswitch-translation.json): the UNO paper's §5.4 workload, 3,024 random OpenFlow 1.3
    virtual rules on one host and two sNIC switches, installed through OneSwitch and verified by the differential
    verifier with 20,000 random packets; physical rules per virtual rule (paper: 6,810 for 3,024, 2.3x), and the
@@ -38,7 +41,6 @@ import os
 import pathlib
 import platform as pyplatform
 import random
-import resource
 import secrets
 import shutil
 import socket
@@ -139,11 +141,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _children_cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def flow_mod_client(target: str, mode: str, count: int, in_port: int | str, out_port: int) -> dict:
     result = subprocess.run(["java", "-XX:+UseSerialGC", "-cp", str(JAR), "org.uno.oneswitch.bench.FlowModBench",
                              target, mode, str(count), str(in_port), str(out_port)],
@@ -230,11 +227,12 @@ def flow_mod_rates() -> dict:
             """The rate; with `cpu` (the bridge's and the proxy's pids), also the CPU each party spent per flow_mod."""
             if cpu is not None:
                 pids = {party: pid for party, pid in cpu.items() if pid is not None}
-                before = {party: cpu_seconds(pid) for party, pid in pids.items()} | {"client": _children_cpu_seconds()}
+                before = {party: cpu_seconds(pid) for party, pid in pids.items()}
             r = flow_mod_client(target, *MODES[mode], *ports_)
-            if cpu is not None:
-                after = {party: cpu_seconds(pid) for party, pid in pids.items()} | {"client": _children_cpu_seconds()}
-                spent = {party: (after[party] - before[party]) * 1e6 / MODES[mode][1] for party in after}
+            if cpu is not None:  # the client's own, while its clock ran (not its start-up nor its encoding)
+                after = {party: cpu_seconds(pid) for party, pid in pids.items()}
+                spent = {"client": r["cpu_seconds"] * 1e6 / MODES[mode][1]} | {
+                    party: (after[party] - before[party]) * 1e6 / MODES[mode][1] for party in after}
             clear_rules(target, bridges_)
             return r["rate"] if cpu is None else (r["rate"], spent)
 

@@ -29,12 +29,20 @@ def test_the_flow_mod_cpu_table_gives_oneswitch_what_is_left_at_nine_tenths_of_t
     def cpu(client, bridge, proxy=None):
         parts = {"client": client, "bridge": bridge} | ({} if proxy is None else {"proxy": proxy})
         return parts | {"total": sum(parts.values())}
-    stream = {"direct_rate": 100_000, "oneswitch_rate": 50_000, "ratio": 0.5, "java_null_rate": 90_000,
-              "cpu_us_per_flow_mod": {"direct": cpu(4, 10), "java_null": cpu(4, 10, 4),
-                                      "oneswitch": cpu(5, 12, 20)}}
-    results = {"target_ratio": 0.7, "workloads": {"local": {"stream": stream}}}
+
+    def mode(java_null_rate, oneswitch):
+        return {"direct_rate": 100_000, "oneswitch_rate": 50_000, "ratio": 0.5, "java_null_rate": java_null_rate,
+                "cpu_us_per_flow_mod": {"direct": cpu(1, 10), "java_null": cpu(1, 10, 1), "oneswitch": oneswitch}}
+    results = {"target_ratio": 0.7, "environment": {"cpus": 2},
+               "workloads": {"local": {"stream": mode(100_000, cpu(2, 12, 20)),
+                                       "sustained": mode(50_000, cpu(2, 30, 20)),
+                                       "barrier": mode(5_000, cpu(90, 200, 130))}}}
     (tmp_path / "oneswitch.json").write_text(json.dumps(results))
     text = tables.render("oneswitch", tmp_path)
-    # 18 µs for the Java null proxy's whole run / 0.9 = 20 µs, less OneSwitch's client and bridge (5 + 12): 3 µs
-    assert "| stream | oneswitch | 5 | 12 | 20 | 37 | 1.85 | 3 |" in text, text
-    assert "| stream | java_null | 4 | 10 | 4 | 18 | 1.62 |  |" in text, text
+    # at 90,000/s a flow_mod may take OneSwitch's one loop 11.1 µs; the cores leave it 22.2 - 2 - 12 = 8.2 µs
+    assert "| stream | oneswitch | 2 | 12 | 20 | 34 | 1.7 | 8.2 |" in text, text
+    # at 45,000/s: 22.2 µs for the loop, and the cores leave 44.4 - 2 - 30 = 12.4 µs
+    assert "| sustained | oneswitch | 2 | 30 | 20 | 52 | 2.6 | 12.4 |" in text, text
+    # one round trip at a time: no budget from the cores
+    assert "| barrier | oneswitch | 90 | 200 | 130 | 420 | 21 |  |" in text, text
+    assert "| stream | java_null | 1 | 10 | 1 | 12 | 1.2 |  |" in text, text
