@@ -223,18 +223,17 @@ def flow_mod_rates() -> dict:
         host_bridge = stack.platform.ovs("host").pid("ovs-vswitchd")
         baselines = proxies.targets()
 
-        def run(target, mode, ports_, bridges_=bridges, cpu=None):
-            """The rate; with `cpu` (the bridge's and the proxy's pids), also the CPU each party spent per flow_mod."""
-            if cpu is not None:
-                pids = {party: pid for party, pid in cpu.items() if pid is not None}
-                before = {party: cpu_seconds(pid) for party, pid in pids.items()}
+        def run(target, mode, ports_, bridges_=bridges, pids=None):
+            """The rate, and the CPU µs each party spent per flow_mod: the client's own while its clock ran (not its
+            start-up nor its encoding), and those of `pids` (party -> pid; None: no such party)."""
+            running = {party: pid for party, pid in (pids or {}).items() if pid is not None}
+            before = {party: cpu_seconds(pid) for party, pid in running.items()}
             r = flow_mod_client(target, *MODES[mode], *ports_)
-            if cpu is not None:  # the client's own, while its clock ran (not its start-up nor its encoding)
-                after = {party: cpu_seconds(pid) for party, pid in pids.items()}
-                spent = {"client": r["cpu_seconds"] * 1e6 / MODES[mode][1]} | {
-                    party: (after[party] - before[party]) * 1e6 / MODES[mode][1] for party in after}
+            count = MODES[mode][1]
+            spent = {"client": r["cpu_seconds"] * 1e6 / count} | {
+                party: (cpu_seconds(pid) - before[party]) * 1e6 / count for party, pid in running.items()}
             clear_rules(target, bridges_)
-            return r["rate"] if cpu is None else (r["rate"], spent)
+            return r["rate"], spent
 
         for _ in range(WARMUP_RUNS):
             for w in workloads.values():
