@@ -48,7 +48,8 @@ class HeapPolicyTest {
         assumeTrue(ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .anyMatch(b -> b.getName().startsWith("G1 ")), "only G1 has a periodic collection");
         String before = vm.getVMOption(HeapPolicy.PERIODIC).getValue();
-        AutoCloseable following = HeapPolicy.follow(vm, "100", 2);
+        String maxFreeBefore = maxFree();
+        AutoCloseable following = HeapPolicy.follow(vm, "100", 2, "15");
         try {
             assertEquals("100", periodic());
             long[] mostCommitted = {committed()};
@@ -56,6 +57,7 @@ class HeapPolicyTest {
                 mostCommitted[0] = Math.max(mostCommitted[0], committed());
                 return periodic().equals("0");
             });
+            assertEquals("15", maxFree());  // idle: the periodic cycles may shrink the heap
             long collections = collections();
             Thread.sleep(500);  // five periods: none runs now
             assertEquals(collections, collections());
@@ -63,6 +65,7 @@ class HeapPolicyTest {
             System.gc();
             Thread.sleep(300);
             assertEquals("0", periodic());
+            assertEquals(HeapPolicy.BUSY_MAX_FREE, maxFree());  // not idle: the heap keeps what it has
             // ... and this one did (past a tenth more than it had when the cycles ended)
             byte[][] held = new byte[(int) ((mostCommitted[0] + mostCommitted[0] / 5 + (16 << 20)) >> 20)][];
             for (int i = 0; i < held.length; i++) {
@@ -71,10 +74,17 @@ class HeapPolicyTest {
             System.gc();
             within(10_000, () -> periodic().equals("100"));
             assertTrue(held[held.length - 1].length > 0);
+            held = null;
+            within(10_000, () -> maxFree().equals("15"));  // its cycles set the idle ratio again
         } finally {
             following.close();
             vm.setVMOption(HeapPolicy.PERIODIC, before);
+            vm.setVMOption(HeapPolicy.MAX_FREE, maxFreeBefore);
         }
+    }
+
+    private String maxFree() {
+        return vm.getVMOption(HeapPolicy.MAX_FREE).getValue();
     }
 
     private String periodic() {
