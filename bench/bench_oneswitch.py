@@ -135,10 +135,20 @@ class Stack:
 
 # -- 1. flow_mod installation rate ---------------------------------------------------------------
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/`pid`/stat after the command's name (the state first)."""
+    return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid: int) -> float:
     """User and system CPU seconds of process `pid` so far."""
-    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def minor_faults(pid: int) -> int:
+    """Minor page faults of process `pid` so far: each is a first touch of a page the kernel must map (and zero)."""
+    return int(_stat(pid)[7])
 
 
 def flow_mod_client(target: str, mode: str, count: int, in_port: int | str, out_port: int) -> dict:
@@ -224,16 +234,18 @@ def flow_mod_rates() -> dict:
         baselines = proxies.targets()
 
         def run(target, mode, ports_, bridges_=bridges, pids=None):
-            """The rate, and the CPU µs each party spent per flow_mod: the client's own while its clock ran (not its
-            start-up nor its encoding), and those of `pids` (party -> pid; None: no such party)."""
+            """The rate, the CPU µs each party spent per flow_mod (the client's own while its clock ran, not its
+            start-up nor its encoding, and those of `pids`: party -> pid, None for no such party), and the page
+            faults of `pids` per flow_mod."""
             running = {party: pid for party, pid in (pids or {}).items() if pid is not None}
-            before = {party: cpu_seconds(pid) for party, pid in running.items()}
+            before = {party: (cpu_seconds(pid), minor_faults(pid)) for party, pid in running.items()}
             r = flow_mod_client(target, *MODES[mode], *ports_)
             count = MODES[mode][1]
             spent = {"client": r["cpu_seconds"] * 1e6 / count} | {
-                party: (cpu_seconds(pid) - before[party]) * 1e6 / count for party, pid in running.items()}
+                party: (cpu_seconds(pid) - before[party][0]) * 1e6 / count for party, pid in running.items()}
+            faults = {party: (minor_faults(pid) - before[party][1]) / count for party, pid in running.items()}
             clear_rules(target, bridges_)
-            return r["rate"], spent
+            return r["rate"], spent, faults
 
         for _ in range(WARMUP_RUNS):
             for w in workloads.values():
@@ -257,11 +269,13 @@ def flow_mod_rates() -> dict:
             for mode in MODES:
                 trials = {client: [] for client in clients}
                 spent = {client: [] for client in clients}
+                faults = {client: [] for client in clients}
                 for _ in range(TRIALS):
                     for client, (target, ports_, bridges_, pids) in clients.items():
-                        rate, cpu = run(target, mode, ports_, bridges_, pids)
+                        rate, cpu, faulted = run(target, mode, ports_, bridges_, pids)
                         trials[client].append(rate)
                         spent[client].append(cpu)
+                        faults[client].append(faulted)
                 rates = {client: statistics.median(xs) for client, xs in trials.items()}
                 d, o = rates["direct"], rates["oneswitch"]
                 row = {"count": MODES[mode][1], "direct_rate": round(d, 1), "oneswitch_rate": round(o, 1),
@@ -277,6 +291,8 @@ def flow_mod_rates() -> dict:
                     row["durable_vs_oneswitch"] = round(rates["oneswitch_durable"] / o, 3)
                 row.update({f"{client}_trials": [round(x) for x in xs] for client, xs in trials.items()})
                 row["cpu_us_per_flow_mod"] = {client: _cpu_medians(runs) for client, runs in spent.items()}
+                row["faults_per_flow_mod"] = {client: {party: [round(run[party], 3) for run in runs] for party in runs[0]}
+                                              for client, runs in faults.items()}
                 results[name][mode] = row
     finally:
         if proxies is not None:

@@ -48,7 +48,7 @@ def _flow_mods(r: dict) -> str:
     return ("## flow_mod installation (`oneswitch.json`)\n\nflow_mods per second, median of trials; ratios "
             f"against the bridge directly, in the same run (target {r['target_ratio']}).\n\n"
             + table(["rules", "mode", "bridge /s", "OneSwitch /s", "OneSwitch ratio", "C null proxy ratio",
-                     "Java null proxy ratio"], rows) + _flow_mod_cpu(r) + "\n" + _when(r))
+                     "Java null proxy ratio"], rows) + _flow_mod_cpu(r) + _flow_mod_faults(r) + "\n" + _when(r))
 
 
 #: The share of the Java null proxy's rate OneSwitch is to reach in every flow_mod mode (issue 18).
@@ -79,6 +79,20 @@ def _flow_mod_cpu(r: dict) -> str:
             "barrier after each flow_mod, the round trip's wake-ups bound the rate, not the CPU.)"
             "\n\n" + table(["mode", "through", "client", "bridge", "proxy", "total", "cores busy",
                               f"OneSwitch's own at {NULL_PROXY_SHARE} of the Java null proxy, at most"], rows))
+
+
+def _flow_mod_faults(r: dict) -> str:
+    """Each streamed trial's rate through a proxy, with the page faults of the proxy's process per flow_mod."""
+    rows = [[workload, mode, client, " · ".join(f"{rate:,} ({fault:.2f})" for rate, fault in
+                                             zip(m[f"{client}_trials"], faults["proxy"]))]
+            for workload, modes in r["workloads"].items() for mode, m in modes.items() if mode != "barrier"
+            for client, faults in m.get("faults_per_flow_mod", {}).items() if "proxy" in faults]
+    if not rows:
+        return ""
+    return ("\nEach trial through a proxy: flow_mods per second, and in brackets the page faults of the proxy's "
+            "process per flow_mod (a first touch of memory: for OneSwitch, the heap the collector grew; about 10 µs "
+            "each on this VM, see oneswitch/DESIGN.md, \"Where the cores go\").\n\n"
+            + table(["rules", "mode", "through", "trials: flow_mods/s (faults per flow_mod)"], rows))
 
 
 def _proxy_budget(m: dict, cores: int) -> float:

@@ -46,3 +46,15 @@ def test_the_flow_mod_cpu_table_gives_oneswitch_what_is_left_at_nine_tenths_of_t
     # one round trip at a time: no budget from the cores
     assert "| barrier | oneswitch | 90 | 200 | 130 | 420 | 21 |  |" in text, text
     assert "| stream | java_null | 1 | 10 | 1 | 12 | 1.2 |  |" in text, text
+
+
+def test_each_streamed_trial_through_a_proxy_shows_its_page_faults(tmp_path):
+    row = {"direct_rate": 100_000, "oneswitch_rate": 50_000, "ratio": 0.5, "oneswitch_trials": [90_000, 40_000],
+           "direct_trials": [100_000, 100_000],
+           "faults_per_flow_mod": {"direct": {"bridge": [0.0, 0.0]},
+                                   "oneswitch": {"bridge": [0.0, 0.0], "proxy": [0.001, 1.18]}}}
+    results = {"target_ratio": 0.7, "workloads": {"local": {"barrier": row, "sustained": row}}}
+    (tmp_path / "oneswitch.json").write_text(json.dumps(results))
+    text = tables.render("oneswitch", tmp_path)
+    assert "| local | sustained | oneswitch | 90,000 (0.00) · 40,000 (1.18) |" in text, text
+    assert "| local | barrier | oneswitch |" not in text and "| direct |" not in text, text
