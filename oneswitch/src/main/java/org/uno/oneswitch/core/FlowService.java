@@ -421,11 +421,20 @@ public final class FlowService {
     private PortMap homedAfter(TableChange change, PortMap now) {
         List<VirtualRule> out = new ArrayList<>(change.removals());
         change.upserts().forEach(r -> table.byId(r.id()).ifPresent(out::add));
-        if (out.stream().noneMatch(r -> MeterSites.meterOf(r).isPresent())
-                && change.upserts().stream().noneMatch(r -> MeterSites.meterOf(r).isPresent())) {
+        if (!anyMetered(out) && !anyMetered(change.upserts())) {
             return now;  // no metered rule comes or goes: the home the port map has is still the one needed
         }
         return now.withPipelineHome(sitesFor(now).anySplitAfter(out, change.upserts()) ? home : null);
+    }
+
+    /** Whether any of {@code rules} applies a meter (a loop, not a stream: every flow_mod asks). */
+    private static boolean anyMetered(List<VirtualRule> rules) {
+        for (VirtualRule r : rules) {
+            if (MeterSites.meterOf(r).isPresent()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -120,7 +120,14 @@ final class NormalPipeline {
                 }
             }
         }
-        return t.groups().stream().anyMatch(g -> g.buckets().stream().anyMatch(b -> b.actions().contains(GROUP)));
+        for (PhysicalGroup g : t.groups()) {  // loops, not streams: every translation comes here
+            for (Bucket b : g.buckets()) {
+                if (b.actions().contains(GROUP)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The code of virtual port {@code v} in NORMAL's registers and notices (20 bits: LOCAL is 0xffffe). */

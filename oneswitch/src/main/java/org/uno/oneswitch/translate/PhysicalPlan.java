@@ -360,9 +360,12 @@ public final class PhysicalPlan {
     /** True for instructions holding an action openflowj cannot read back. */
     static boolean sealed(List<Instruction> instructions) {
         for (Instruction i : instructions) {
-            if (i instanceof Instruction.ApplyActions a
-                    && a.actions().stream().anyMatch(x -> x instanceof Action.Other o && o.raw() instanceof SealedAction)) {
-                return true;
+            if (i instanceof Instruction.ApplyActions a) {
+                for (Action x : a.actions()) {  // a loop, not a stream: every planned entry comes here
+                    if (x instanceof Action.Other o && o.raw() instanceof SealedAction) {
+                        return true;
+                    }
+                }
             }
         }
         return false;
