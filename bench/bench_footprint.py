@@ -47,7 +47,8 @@ JVMS = {"default": (), "shenandoah": ("-XX:+UseShenandoahGC",),
         "tuned": ("-XX:+UseParallelGC", "-Xmn1g", "-Xmx2g", "-XX:MaxDirectMemorySize=1g")}
 ECHO_EVERY_S = 0.001
 TARGET_RSS_MB = 256
-SETTLE_S, SETTLE_EVERY_S = 60, 10
+#: OneSwitch gives memory back after a quiet minute, then in twelve periodic cycles 5 s apart (app/HeapPolicy)
+SETTLE_S, SETTLE_EVERY_S = 150, 10
 TARGET_STALL_MS = 10
 TARGET_ECHO_P999_MS = 10
 MB = 1 << 20

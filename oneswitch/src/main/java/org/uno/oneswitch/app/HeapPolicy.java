@@ -31,10 +31,11 @@ import com.sun.management.VMOption;
  *   <li>{@code MinHeapFreeRatio} / {@code MaxHeapFreeRatio}: after a cycle of an idle OneSwitch, the heap
  *       is shrunk to at most 1/(1-0.15) of what it holds, and kept at least 1/(1-0.05) of it;</li>
  *   <li>{@code G1PeriodicGCInterval}: a concurrent cycle when no collection ran for that long, so the
- *       shrink happens soon after an install ends, not at the next install. It goes off after
- *       {@value #PERIODIC_CYCLES} periodic collections in a row, and on again once the heap has grown
- *       ({@link PeriodicCycles}): left on, an idle OneSwitch paused every 5 s, 7-22 ms each time on a
- *       busy machine, with nothing left to give back.</li>
+ *       shrink happens once an install is over, not at the next install. The first comes after a quiet
+ *       {@value #QUIET_MS} ms, the next ones {@value #STEP_MS} ms apart, and after
+ *       {@value #PERIODIC_CYCLES} in a row it goes off until the heap has grown ({@link PeriodicCycles}):
+ *       left on, an idle OneSwitch paused every 5 s, 7-22 ms each time on a busy machine, with nothing
+ *       left to give back.</li>
  * </ul>
  * On an idle OneSwitch with 100,000 rules the cycles cost no CPU that shows (2.6-2.7 s in 120 s, with
  * or without them) and its event loop ran late by over 10 ms once in 120 s, as without them; 100,000
@@ -42,13 +43,16 @@ import com.sun.management.VMOption;
  * command line is left as it is.
  *
  * <p>While collections come from allocation (OneSwitch is busy), {@code MaxHeapFreeRatio} is
- * {@value #BUSY_MAX_FREE}: the heap keeps what it committed, and only a periodic collection (idle for
- * its interval) sets the ratio that shrinks it. Shrunk at the concurrent cycles of an install, the heap
- * gave back memory that the next seconds took again, and each page came back as a page fault on the
- * event loop, about 10 µs each on this VM. 200,000 streamed rules, five installs 25 s apart: 40,000-61,000
- * flow_mods/s with 0.1-0.7 faults per flow_mod and the concurrent cycles' threads busy, against
- * 65,000-72,000/s with 0.2-0.5 (those that remain are the heap's growth); 87,000-104,000/s in installs
- * without a fault.
+ * {@value #BUSY_MAX_FREE}: the heap keeps what it committed, and only a periodic collection sets the ratio
+ * that shrinks it. Memory given back is taken again, page by page, as page faults on the event loop, about
+ * 10 µs each on this VM; an install that grows the heap back by a page every flow_mod runs at half the
+ * rate of one that does not. Shrunk at the concurrent cycles of an install, the heap faulted back within
+ * seconds: five 200,000-rule installs 25 s apart ran at 40,000-61,000 flow_mods/s with 0.1-0.7 faults per
+ * flow_mod, against 65,000-72,000/s with 0.2-0.5 once only a periodic collection shrank it;
+ * 87,000-104,000/s in installs without a fault. With the periodic collection after 5 s, a controller's
+ * installs 15-30 s apart each grew the heap back (0.6-0.7 faults per streamed flow_mod in the flow_mod
+ * bench): a quiet minute first keeps what such bursts need. The JVM's own uncommitting collectors wait
+ * five minutes ({@code ShenandoahUncommitDelay}, {@code ZUncommitDelay}).
  */
 final class HeapPolicy {
     private static final Logger LOG = LoggerFactory.getLogger(HeapPolicy.class);
@@ -59,6 +63,9 @@ final class HeapPolicy {
     static final String BUSY_MAX_FREE = "100";
     private static final String PERIODIC_CAUSE = "G1 Periodic Collection";
     static final int PERIODIC_CYCLES = 12;
+    /** How long without a collection before memory goes back, and then between the periodic collections. */
+    static final long QUIET_MS = 60_000;
+    static final long STEP_MS = 5_000;
 
     /** In the order they must be set: the minimum may never exceed the maximum. */
     static final Map<String, String> OPTIONS = options();
@@ -74,7 +81,7 @@ final class HeapPolicy {
         Map<String, String> options = new LinkedHashMap<>();
         options.put("MinHeapFreeRatio", "5");
         options.put(MAX_FREE, "15");  // idle
-        options.put(PERIODIC, "5000");  // ms
+        options.put(PERIODIC, Long.toString(QUIET_MS));
         return Collections.unmodifiableMap(options);
     }
 
@@ -96,19 +103,18 @@ final class HeapPolicy {
         }
         LOG.debug("heap policy: {}", set);
         AutoCloseable following = set.containsKey(PERIODIC)
-                ? follow(vm, set.get(PERIODIC), PERIODIC_CYCLES, set.get(MAX_FREE)) : () -> { };
+                ? follow(vm, new PeriodicCycles(PERIODIC_CYCLES, QUIET_MS, STEP_MS), set.get(MAX_FREE)) : () -> { };
         return new Applied(Collections.unmodifiableMap(set), following);
     }
 
     /**
-     * Sets the periodic collection to {@code interval} ms, then turns it off and on again as {@link PeriodicCycles}
-     * says after each collection, and, unless {@code idleMaxFree} is null, sets {@code MaxHeapFreeRatio} to it
-     * after a periodic collection and to {@value #BUSY_MAX_FREE} after any other; closing the result stops
-     * following (the options stay as they are).
+     * Sets the periodic collection's interval to what {@code cycles} says, now and after each collection, and,
+     * unless {@code idleMaxFree} is null, sets {@code MaxHeapFreeRatio} to it after a periodic collection and to
+     * {@value #BUSY_MAX_FREE} after any other; closing the result stops following (the options stay as they are).
      */
-    static AutoCloseable follow(HotSpotDiagnosticMXBean vm, String interval, int cycles, String idleMaxFree) {
-        PeriodicCycles cyclesLeft = new PeriodicCycles(cycles);
+    static AutoCloseable follow(HotSpotDiagnosticMXBean vm, PeriodicCycles cycles, String idleMaxFree) {
         String[] maxFree = {idleMaxFree};
+        long[] interval = {cycles.interval()};
         NotificationListener listener = (notification, handback) -> {
             if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
                 return;
@@ -116,25 +122,25 @@ final class HeapPolicy {
             String cause = GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData()).getGcCause();
             long committed = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted();
             boolean periodic = PERIODIC_CAUSE.equals(cause);
-            synchronized (cyclesLeft) {  // one notification at a time, and the options set in their order
+            synchronized (cycles) {  // one notification at a time, and the options set in their order
                 // set before the periodic cycle's remark, which shrinks the heap (a later cycle does if this one is late)
                 String max = periodic ? idleMaxFree : BUSY_MAX_FREE;
                 if (idleMaxFree != null && !max.equals(maxFree[0])) {
                     vm.setVMOption(MAX_FREE, max);
                     maxFree[0] = max;
                 }
-                switch (cyclesLeft.afterCollection(periodic, committed)) {
-                    case ON -> vm.setVMOption(PERIODIC, interval);
-                    case OFF -> vm.setVMOption(PERIODIC, "0");
-                    case NONE -> { }
+                long next = cycles.afterCollection(periodic, committed);
+                if (next != interval[0]) {
+                    vm.setVMOption(PERIODIC, Long.toString(next));
+                    interval[0] = next;
                 }
             }
         };
         List<NotificationEmitter> emitters = ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .filter(NotificationEmitter.class::isInstance).map(NotificationEmitter.class::cast).toList();
-        synchronized (cyclesLeft) {
+        synchronized (cycles) {
             emitters.forEach(e -> e.addNotificationListener(listener, null, null));
-            vm.setVMOption(PERIODIC, interval);
+            vm.setVMOption(PERIODIC, Long.toString(interval[0]));
         }
         return () -> {
             for (NotificationEmitter e : emitters) {
