@@ -291,8 +291,8 @@ def flow_mod_rates() -> dict:
                     row["durable_vs_oneswitch"] = round(rates["oneswitch_durable"] / o, 3)
                 row.update({f"{client}_trials": [round(x) for x in xs] for client, xs in trials.items()})
                 row["cpu_us_per_flow_mod"] = {client: _cpu_medians(runs) for client, runs in spent.items()}
-                row["faults_per_flow_mod"] = {client: {party: [round(run[party], 3) for run in runs] for party in runs[0]}
-                                              for client, runs in faults.items()}
+                row["faults_per_flow_mod"] = {client: {party: [round(run[party], 3) for run in runs]
+                                                       for party in runs[0]} for client, runs in faults.items()}
                 results[name][mode] = row
     finally:
         if proxies is not None:

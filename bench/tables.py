@@ -84,7 +84,7 @@ def _flow_mod_cpu(r: dict) -> str:
 def _flow_mod_faults(r: dict) -> str:
     """Each streamed trial's rate through a proxy, with the page faults of the proxy's process per flow_mod."""
     rows = [[workload, mode, client, " · ".join(f"{rate:,} ({fault:.2f})" for rate, fault in
-                                             zip(m[f"{client}_trials"], faults["proxy"]))]
+                                             zip(m[f"{client}_trials"], faults["proxy"], strict=True))]
             for workload, modes in r["workloads"].items() for mode, m in modes.items() if mode != "barrier"
             for client, faults in m.get("faults_per_flow_mod", {}).items() if "proxy" in faults]
     if not rows:
