@@ -135,20 +135,16 @@ class Stack:
 
 # -- 1. flow_mod installation rate ---------------------------------------------------------------
 
-def _stat(pid: int) -> list[str]:
-    """The fields of /proc/`pid`/stat after the command's name (the state first)."""
-    return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def usage(pid: int) -> tuple[float, int]:
+    """User and system CPU seconds of process `pid` so far, and its minor page faults (each a first touch of a page
+    the kernel must map and zero), from one read of /proc/`pid`/stat."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # the state first
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), int(fields[7])
 
 
 def cpu_seconds(pid: int) -> float:
     """User and system CPU seconds of process `pid` so far."""
-    fields = _stat(pid)
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def minor_faults(pid: int) -> int:
-    """Minor page faults of process `pid` so far: each is a first touch of a page the kernel must map (and zero)."""
-    return int(_stat(pid)[7])
+    return usage(pid)[0]
 
 
 def flow_mod_client(target: str, mode: str, count: int, in_port: int | str, out_port: int) -> dict:
@@ -238,12 +234,13 @@ def flow_mod_rates() -> dict:
             start-up nor its encoding, and those of `pids`: party -> pid, None for no such party), and the page
             faults of `pids` per flow_mod."""
             running = {party: pid for party, pid in (pids or {}).items() if pid is not None}
-            before = {party: (cpu_seconds(pid), minor_faults(pid)) for party, pid in running.items()}
+            before = {party: usage(pid) for party, pid in running.items()}
             r = flow_mod_client(target, *MODES[mode], *ports_)
+            after = {party: usage(pid) for party, pid in running.items()}
             count = MODES[mode][1]
             spent = {"client": r["cpu_seconds"] * 1e6 / count} | {
-                party: (cpu_seconds(pid) - before[party][0]) * 1e6 / count for party, pid in running.items()}
-            faults = {party: (minor_faults(pid) - before[party][1]) / count for party, pid in running.items()}
+                party: (after[party][0] - before[party][0]) * 1e6 / count for party in running}
+            faults = {party: (after[party][1] - before[party][1]) / count for party in running}
             clear_rules(target, bridges_)
             return r["rate"], spent, faults
 

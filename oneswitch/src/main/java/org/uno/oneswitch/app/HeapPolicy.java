@@ -114,7 +114,6 @@ final class HeapPolicy {
      */
     static AutoCloseable follow(HotSpotDiagnosticMXBean vm, PeriodicCycles cycles, String idleMaxFree) {
         String[] maxFree = {idleMaxFree};
-        long[] interval = {cycles.interval()};
         NotificationListener listener = (notification, handback) -> {
             if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
                 return;
@@ -129,10 +128,10 @@ final class HeapPolicy {
                     vm.setVMOption(MAX_FREE, max);
                     maxFree[0] = max;
                 }
+                long was = cycles.interval();
                 long next = cycles.afterCollection(periodic, committed);
-                if (next != interval[0]) {
+                if (next != was) {
                     vm.setVMOption(PERIODIC, Long.toString(next));
-                    interval[0] = next;
                 }
             }
         };
@@ -140,7 +139,7 @@ final class HeapPolicy {
                 .filter(NotificationEmitter.class::isInstance).map(NotificationEmitter.class::cast).toList();
         synchronized (cycles) {
             emitters.forEach(e -> e.addNotificationListener(listener, null, null));
-            vm.setVMOption(PERIODIC, Long.toString(interval[0]));
+            vm.setVMOption(PERIODIC, Long.toString(cycles.interval()));
         }
         return () -> {
             for (NotificationEmitter e : emitters) {

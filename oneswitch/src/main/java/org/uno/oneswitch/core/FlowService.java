@@ -135,8 +135,10 @@ public final class FlowService {
             checkGroups(r);
             checkMeterExists(r);
         }
+        Map<Long, VirtualRule> before = new LinkedHashMap<>();  // what the upserts replace, in their order
+        change.upserts().forEach(r -> table.byId(r.id()).ifPresent(old -> before.put(r.id(), old)));
         PortMap now = ports.get();
-        PortMap target = homedAfter(change, now);
+        PortMap target = homedAfter(change, before.values(), now);
         Map<Owner, Translation> translations = new LinkedHashMap<>();
         for (VirtualRule r : change.upserts()) {
             translations.put(Owner.rule(r.id()), planner.translate(r, target));
@@ -153,8 +155,6 @@ public final class FlowService {
                 : countersOf(notifiable(change.removals()));
         boolean reset = req.flags().contains(OFFlowModFlags.RESET_COUNTS);
         var diff = planner.replace(translations);
-        Map<Long, VirtualRule> before = new HashMap<>();
-        change.upserts().forEach(r -> table.byId(r.id()).ifPresent(old -> before.put(r.id(), old)));
         change.upserts().forEach(this::store);
         change.removals().forEach(r -> forget(r.id()));
         if (!target.equals(now)) {
@@ -417,10 +417,10 @@ public final class FlowService {
         return ports.withPipelineHome(sitesFor(ports).anySplit() ? home : null);
     }
 
-    /** {@code now} with the pipeline home the rules need once {@code change} is made. */
-    private PortMap homedAfter(TableChange change, PortMap now) {
+    /** {@code now} with the pipeline home the rules need once {@code change} is made, replacing {@code replaced}. */
+    private PortMap homedAfter(TableChange change, Collection<VirtualRule> replaced, PortMap now) {
         List<VirtualRule> out = new ArrayList<>(change.removals());
-        change.upserts().forEach(r -> table.byId(r.id()).ifPresent(out::add));
+        out.addAll(replaced);
         if (!anyMetered(out) && !anyMetered(change.upserts())) {
             return now;  // no metered rule comes or goes: the home the port map has is still the one needed
         }
