@@ -14,6 +14,9 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMPS := .build
 PYTEST_ARGS ?=
+# pytest workers of `make test`: the integration tests mostly wait (for traffic, for the switches), so two
+# of them share the two cores; tests that must run alone or share a resource take turns (tests/README.md).
+TEST_WORKERS ?= 2
 
 .PHONY: all deps venv oneswitch nfs lint test test-python test-java test-c test-under-load demo bench fuzz clean check-root
 
@@ -59,7 +62,7 @@ lint: venv
 
 # Line coverage is reported (.coveragerc), not enforced.
 test-python: venv | $(STAMPS)
-	@$(VPY) -m pytest --cov --cov-report=term $(PYTEST_ARGS); rc=$$?; \
+	@$(VPY) -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make: pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # A real server is busy: what must hold under load (no migration loss) is run again with one core

@@ -60,6 +60,7 @@ setup(
             "pytest==9.2.0",
             "pytest-timeout==2.4.0",
             "pytest-cov==7.1.0",
+            "pytest-xdist==3.8.0",
             "scapy==2.8.0",
             "os-ken==4.2.2",
             "matplotlib==3.11.2",

@@ -11,7 +11,7 @@ import pytest
 from uno_harness.agent import PROFILES
 from uno_platform.testing import unique_prefix
 
-pytestmark = pytest.mark.platform
+pytestmark = [pytest.mark.platform, pytest.mark.alone]   # no loss under live traffic: nothing beside it
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -13,7 +13,8 @@ from uno_platform import dpdk, hugepages
 from uno_platform.traffic import NumberedUdp
 
 NO_DPDK = dpdk.available() or hugepages.unavailable(dpdk.hugepages(2))
-pytestmark = [pytest.mark.platform, pytest.mark.skipif(bool(NO_DPDK), reason=f"no DPDK here: {NO_DPDK}")]
+pytestmark = [pytest.mark.platform, pytest.mark.alone,   # hugepages are the machine's, and DPDK polls
+              pytest.mark.skipif(bool(NO_DPDK), reason=f"no DPDK here: {NO_DPDK}")]
 
 
 def test_a_chain_forwards_and_its_monitor_migrates_both_ways_losing_nothing(uno_stack):

@@ -16,7 +16,7 @@ from uno_harness.agent import PROFILES
 from uno_harness.processes import wait_for
 from uno_platform.traffic import NumberedUdp, ping
 
-pytestmark = pytest.mark.platform
+pytestmark = [pytest.mark.platform, pytest.mark.alone]   # no loss under live traffic: nothing beside it
 
 FLOWS, PPS = 1000, 10000
 SPORT = 20000

@@ -11,7 +11,8 @@ from uno_platform.static_path import TAG_DOWN, TAG_UP, flow_packets, install_tag
 from uno_platform.traffic import ping, tcp_echo
 
 NO_DPDK = dpdk.available() or hugepages.unavailable(dpdk.hugepages(2))
-pytestmark = [pytest.mark.platform, pytest.mark.skipif(bool(NO_DPDK), reason=f"no DPDK here: {NO_DPDK}")]
+pytestmark = [pytest.mark.platform, pytest.mark.alone,   # hugepages are the machine's, and DPDK polls
+              pytest.mark.skipif(bool(NO_DPDK), reason=f"no DPDK here: {NO_DPDK}")]
 
 IDLE_SECONDS = 2.0
 
