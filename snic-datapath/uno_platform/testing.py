@@ -46,6 +46,7 @@ def pytest_configure(config):
 def _lock(name: str, mode: int) -> int:
     """A descriptor holding lock `name` (shared or exclusive), blocking until it is granted; closing the
     descriptor releases it. The test's timeout bounds the wait."""
+    os.makedirs(LOCK_DIR, exist_ok=True)   # /run/lock is systemd's; a bare container may lack it
     fd = os.open(f"{LOCK_DIR}/uno-tests-{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, mode)
     return fd

@@ -2,6 +2,7 @@
 name, so parallel runs and other engineers' processes are left alone), and polling with a deadline."""
 from __future__ import annotations
 
+import os
 import pathlib
 import random
 import socket
@@ -11,11 +12,24 @@ import time
 #: Listening ports for tests come from below the kernel's ephemeral range (32768-60999 by default): a port the kernel
 #: handed out with bind(0) is soon handed out again as the local port of some client connection, and a server
 #: started on it a moment later then fails with "Address already in use".
-_PORTS = range(20000, 32000)
+_ALL_PORTS = range(20000, 32000)
 #: Ports free_port gave in this process. A port it returns is not held, so without this two calls made before
 #: either port is bound (a stack's listen, south and REST ports) could return the same one: the second server
 #: failed with "Address already in use" (twice in four runs of the suites on 2026-11-28).
 _given: set[int] = set()
+
+
+def _worker_ports() -> range:
+    """This process's share of the ports: each pytest-xdist worker (`make test` runs two) draws from a slice of
+    its own, so two workers never pick the same port before either binds it (one OneSwitch failed to start with
+    "Address already in use" in a parallel run of 2026-11-30). Outside xdist, all of them."""
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    index = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    size = len(_ALL_PORTS) // count
+    return _ALL_PORTS[index * size:(index + 1) * size]
+
+
+_PORTS = _worker_ports()
 
 
 def free_port() -> int:
