@@ -43,6 +43,12 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "alone: runs with no other test beside it (pytest-xdist workers wait)")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `alone` go last, together: spread among the others, each waited for the test in progress
+    on the other worker (up to 35 s), with one core idle meanwhile."""
+    items.sort(key=lambda item: item.get_closest_marker("alone") is not None)   # stable: the rest keep their order
+
+
 def _lock(name: str, mode: int) -> int:
     """A descriptor holding lock `name` (shared or exclusive), blocking until it is granted; closing the
     descriptor releases it. The test's timeout bounds the wait."""
