@@ -50,7 +50,7 @@ setup(
         "requests==2.34.2",
         "urllib3==2.8.0",
         "pulp==3.3.2",
-        "highspy==1.15.1",
+        "highspy==1.16.0",
         "numpy==2.4.6",
         "prometheus-client==0.26.0",
         "waitress==3.0.2",
